@@ -1,0 +1,103 @@
+package dev.conch;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * One candidate in the election for one office.
+ *
+ * <p>{@link #start()} joins the election: the candidate campaigns in the background, leads when no
+ * candidate is ahead of it, and follows otherwise. While it leads, {@link #token()} is its fencing
+ * token. Leadership is believed only while the lease is certainly alive: when renewal fails, the
+ * candidate stops leading (lose hooks run) before the lease could expire, and campaigns again once
+ * it can. Obtain one from {@code EtcdSession#election} or, in unit tests, from {@code
+ * LocalOffices#election}.
+ */
+public interface Election extends AutoCloseable {
+
+  /** The office this candidate campaigns for. */
+  String office();
+
+  /** This candidate as it is stored in its key (no revision before it campaigned). */
+  Holder candidate();
+
+  /**
+   * Joins the election and campaigns in the background; does nothing when already running. After
+   * {@link #resign()} it joins again.
+   *
+   * @throws ElectionClosedException when closed
+   */
+  void start();
+
+  /** The current state. */
+  State state();
+
+  /** Whether this candidate leads now (its lease is certainly alive). */
+  boolean isLeader();
+
+  /** The fencing token while this candidate leads, else empty. */
+  OptionalLong token();
+
+  /** The current term of leadership while this candidate leads, else empty. */
+  Optional<Leadership> leadership();
+
+  /**
+   * Who leads the office now, read from the store (not a cache); empty when vacant.
+   *
+   * @throws EtcdUnavailableException when the store cannot be read in time
+   */
+  Optional<Holder> leader();
+
+  /**
+   * Waits until this candidate leads, at most {@code timeout}.
+   *
+   * @return whether it leads
+   */
+  boolean awaitLeadership(Duration timeout) throws InterruptedException;
+
+  /**
+   * Leaves the election: stops leading (lose hooks run, the key is deleted so that the next
+   * candidate leads at once) or stops campaigning. Returns when done, bounded by the hook and store
+   * timeouts.
+   */
+  void resign();
+
+  /**
+   * Hands the office over: stops leading and campaigns again at the back of the queue. Returns when
+   * leadership was given up.
+   *
+   * @throws NotLeaderException when this candidate does not lead
+   */
+  void transfer();
+
+  /**
+   * Writes {@code value} at {@code key} in the store only if this candidate still leads with its
+   * token: the fenced write of DESIGN.md.
+   *
+   * @return whether the write happened
+   * @throws NotLeaderException when this candidate does not lead
+   * @throws EtcdUnavailableException when the store cannot be reached in time
+   */
+  boolean guardedPut(String key, String value);
+
+  /**
+   * Adds acquire and lose hooks, run synchronously on each transition (see {@link
+   * LeadershipHandler}).
+   */
+  void addHandler(LeadershipHandler handler);
+
+  /**
+   * Adds a listener of events.
+   *
+   * @return closing it removes the listener
+   */
+  AutoCloseable addListener(ElectionListener listener);
+
+  /** How many events were dropped because the listeners' buffer was full. */
+  long droppedEvents();
+
+  /** Resigns and releases every resource of this candidate; it cannot be started again. */
+  @Override
+  void close();
+}

@@ -1,0 +1,34 @@
+package dev.conch;
+
+/**
+ * Consulted before each campaign: a gate may deny a candidate (quarantine, lockdown). A denied
+ * candidate does not campaign, reports {@link State#DENIED} with the reason, and asks again later.
+ */
+@FunctionalInterface
+public interface Gate {
+
+  /** A gate that always allows. */
+  Gate OPEN = office -> Decision.allow();
+
+  /** Decides whether this candidate may campaign for {@code office} now. */
+  Decision check(String office);
+
+  /**
+   * A gate's answer.
+   *
+   * @param allowed whether the candidate may campaign
+   * @param reason why it may not, when it may not
+   */
+  record Decision(boolean allowed, String reason) {
+
+    /** Lets the candidate campaign. */
+    public static Decision allow() {
+      return new Decision(true, null);
+    }
+
+    /** Keeps the candidate out, saying why. */
+    public static Decision deny(String reason) {
+      return new Decision(false, reason);
+    }
+  }
+}

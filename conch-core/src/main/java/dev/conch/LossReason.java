@@ -1,0 +1,27 @@
+package dev.conch;
+
+/** Why a leadership ended. */
+public enum LossReason {
+  /** The candidate resigned on request. */
+  RESIGNED,
+  /** The candidate handed the office over and queued again. */
+  TRANSFERRED,
+  /** The election was closed (shutdown). */
+  CLOSED,
+  /** An acquire hook failed or timed out, so the candidate stepped down at once. */
+  ACQUIRE_FAILED,
+  /**
+   * Renewal did not succeed in time: leadership was dropped before the lease could expire (etcd
+   * unreachable, quorum lost, partition).
+   */
+  RENEWAL_FAILED,
+  /** The store says the lease is gone (expired or revoked). */
+  LEASE_EXPIRED,
+  /** The candidate's key was deleted by someone else. */
+  KEY_DELETED;
+
+  /** Whether the candidate chose to end its leadership (resign, transfer, close). */
+  public boolean isVoluntary() {
+    return this == RESIGNED || this == TRANSFERRED || this == CLOSED;
+  }
+}

@@ -1,0 +1,23 @@
+package dev.conch;
+
+/** The states of one candidate in one office (DESIGN.md, "States and events"). */
+public enum State {
+  /** Created, or joined and not yet campaigning. */
+  JOINED,
+  /** Campaigning: its key is written, or about to be, and it waits for those ahead of it. */
+  CAMPAIGNING,
+  /** Leading: it holds the office and its token is valid. */
+  LEADING,
+  /** Following: another candidate leads and this one waits behind it. */
+  FOLLOWING,
+  /** Resigned: it left the election on request; it does not campaign until started again. */
+  RESIGNED,
+  /** Transferred: it gave leadership up and queues again at the back. */
+  TRANSFERRED,
+  /** Lost: leadership ended against its will (lease, key, connection); it campaigns again. */
+  LOST,
+  /** Denied: its gate refused to let it campaign. */
+  DENIED,
+  /** Closed: it left the election for good. */
+  CLOSED
+}

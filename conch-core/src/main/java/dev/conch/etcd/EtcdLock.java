@@ -1,0 +1,360 @@
+package dev.conch.etcd;
+
+import static dev.conch.etcd.EtcdCalls.await;
+import static dev.conch.etcd.EtcdCalls.awaitUninterruptibly;
+import static dev.conch.etcd.EtcdCalls.bytes;
+import static dev.conch.etcd.EtcdCalls.text;
+
+import dev.conch.ConchException;
+import dev.conch.FencedLock;
+import dev.conch.Holder;
+import dev.conch.Leadership;
+import dev.conch.LossReason;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The election of one office in etcd, byte for byte as etcd's {@code concurrency.Election} and
+ * {@code etcdctl elect} keep it: a candidate's key is {@code <prefix><office>/<lease hex>}, and the
+ * candidate with the smallest create revision leads. Campaigning is done here with KV, Txn and
+ * Watch rather than etcd's election service, so that every wait has a deadline, a lost lease ends
+ * the campaign, and the win is confirmed before it is believed.
+ */
+final class EtcdLock implements FencedLock {
+
+  private static final Logger log = LoggerFactory.getLogger(EtcdLock.class);
+
+  private final EtcdSession session;
+  private final String office;
+  private final String election;
+  private final ByteSequence keyPrefix;
+
+  EtcdLock(EtcdSession session, String office) {
+    this.session = session;
+    this.office = office;
+    this.election = session.options().electionName(office);
+    this.keyPrefix = bytes(election + "/");
+  }
+
+  @Override
+  public String office() {
+    return office;
+  }
+
+  @Override
+  public Grant acquire(Holder self, Consumer<Optional<Holder>> ahead, Runnable changed)
+      throws InterruptedException {
+    EtcdSession.Lease lease = session.lease();
+    ByteSequence key = bytes(election + "/" + Long.toHexString(lease.id));
+    Holder mine = self.at(0, lease.id);
+    TxnResponse put =
+        await(
+            kv().txn()
+                .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                .Then(Op.put(key, bytes(mine.toValueJson()), leased(lease)))
+                .Else(Op.get(key, GetOption.DEFAULT))
+                .commit(),
+            session.timeout(),
+            "campaign for office '" + office + "'");
+    long rev =
+        put.isSucceeded()
+            ? put.getHeader().getRevision()
+            : put.getGetResponses().get(0).getKvs().get(0).getCreateRevision();
+    try {
+      waitForPredecessors(rev, lease, ahead);
+      Holder won = mine.since(session.options().clock().instant()).at(rev, lease.id);
+      // The win is believed only if our key is still the one we created: etcd's own recipe can
+      // report a win after its lease expired (etcd#19597).
+      TxnResponse confirm =
+          await(
+              kv().txn()
+                  .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(rev)))
+                  .Then(Op.put(key, bytes(won.toValueJson()), leased(lease)))
+                  .commit(),
+              session.timeout(),
+              "confirming the win of office '" + office + "'");
+      if (!confirm.isSucceeded()) {
+        throw new ConchException(
+            "office '" + office + "': own key vanished before the win was confirmed");
+      }
+      return new EtcdGrant(key, won, lease, changed);
+    } catch (InterruptedException | RuntimeException e) {
+      // No ghost candidate (etcd#21128): the key goes now, or as soon as etcd answers.
+      session.ensure("withdrawing from office '" + office + "'", () -> deleteIf(key, rev));
+      throw e;
+    }
+  }
+
+  private void waitForPredecessors(
+      long rev, EtcdSession.Lease lease, Consumer<Optional<Holder>> ahead)
+      throws InterruptedException {
+    long seen = -1;
+    while (true) {
+      requireAlive(lease);
+      GetResponse before =
+          await(
+              kv().get(
+                      keyPrefix,
+                      GetOption.builder()
+                          .isPrefix(true)
+                          .withSortField(GetOption.SortTarget.CREATE)
+                          .withSortOrder(GetOption.SortOrder.DESCEND)
+                          .withMaxCreateRevision(rev - 1)
+                          .withLimit(1)
+                          .build()),
+              session.timeout(),
+              "reading the candidates of office '" + office + "'");
+      if (before.getKvs().isEmpty()) {
+        return;
+      }
+      KeyValue predecessor = before.getKvs().get(0);
+      if (predecessor.getCreateRevision() != seen) {
+        seen = predecessor.getCreateRevision();
+        ahead.accept(leader());
+      }
+      if (awaitDeletion(predecessor.getKey(), before.getHeader().getRevision() + 1, lease)) {
+        session.countWakeup();
+      }
+    }
+  }
+
+  /**
+   * Watches only the predecessor's key until it is deleted, the lease changes, or the renew
+   * interval passes (then the caller reads again: a watch that resumed silently cannot hide a
+   * deletion for longer than that).
+   *
+   * @return whether a deletion was seen
+   */
+  private boolean awaitDeletion(ByteSequence key, long fromRevision, EtcdSession.Lease lease)
+      throws InterruptedException {
+    CompletableFuture<Boolean> deleted = new CompletableFuture<>();
+    Watch.Watcher watcher =
+        session
+            .client()
+            .getWatchClient()
+            .watch(
+                key,
+                WatchOption.builder().withRevision(fromRevision).withNoPut(true).build(),
+                Watch.listener(
+                    response -> {
+                      for (WatchEvent event : response.getEvents()) {
+                        if (event.getEventType() == WatchEvent.EventType.DELETE) {
+                          deleted.complete(true);
+                        }
+                      }
+                    },
+                    error -> deleted.complete(false),
+                    () -> deleted.complete(false)));
+    Runnable unwatch =
+        session.watch(
+            () -> {
+              if (lease.gone != null) {
+                deleted.complete(false);
+              }
+            });
+    try {
+      long left =
+          Math.min(
+              session.options().renewInterval().toNanos(),
+              lease.validUntil - session.ticker().nanoTime());
+      return deleted.get(Math.max(1, left), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      return false;
+    } catch (java.util.concurrent.ExecutionException e) {
+      return false;
+    } finally {
+      unwatch.run();
+      watcher.close();
+    }
+  }
+
+  private void requireAlive(EtcdSession.Lease lease) {
+    if (lease.gone != null || session.ticker().nanoTime() - lease.validUntil >= 0) {
+      throw new ConchException(
+          "office '"
+              + office
+              + "': lease "
+              + Long.toHexString(lease.id)
+              + " lost while campaigning");
+    }
+  }
+
+  @Override
+  public void release(Grant grant) {
+    EtcdGrant held = (EtcdGrant) grant;
+    held.stop();
+    session.ensure("resigning office '" + office + "'", () -> deleteIf(held.key, held.rev()));
+  }
+
+  @Override
+  public Optional<Holder> leader() {
+    GetResponse first =
+        awaitUninterruptibly(
+            kv().get(
+                    keyPrefix,
+                    GetOption.builder()
+                        .isPrefix(true)
+                        .withSortField(GetOption.SortTarget.CREATE)
+                        .withSortOrder(GetOption.SortOrder.ASCEND)
+                        .withLimit(1)
+                        .build()),
+            session.timeout(),
+            "reading the leader of office '" + office + "'");
+    return first.getKvs().stream()
+        .findFirst()
+        .map(
+            kv -> Holder.parse(office, text(kv.getValue()), kv.getCreateRevision(), kv.getLease()));
+  }
+
+  @Override
+  public boolean guardedPut(Grant grant, String key, String value) {
+    EtcdGrant held = (EtcdGrant) grant;
+    return awaitUninterruptibly(
+            kv().txn()
+                .If(new Cmp(held.key, Cmp.Op.EQUAL, CmpTarget.createRevision(held.rev())))
+                .Then(Op.put(bytes(key), bytes(value), PutOption.DEFAULT))
+                .commit(),
+            session.timeout(),
+            "guarded write of '" + key + "'")
+        .isSucceeded();
+  }
+
+  private CompletableFuture<TxnResponse> deleteIf(ByteSequence key, long rev) {
+    return kv().txn()
+        .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(rev)))
+        .Then(Op.delete(key, DeleteOption.DEFAULT))
+        .commit();
+  }
+
+  private KV kv() {
+    return session.client().getKVClient();
+  }
+
+  private static PutOption leased(EtcdSession.Lease lease) {
+    return PutOption.builder().withLeaseId(lease.id).build();
+  }
+
+  /** Leadership held through a key: ends when the key is deleted or the lease is gone. */
+  private final class EtcdGrant implements Grant {
+    private final ByteSequence key;
+    private final Holder holder;
+    private final EtcdSession.Lease lease;
+    private final Runnable changed;
+    private final Runnable unwatchSession;
+    private volatile Watch.Watcher watcher;
+    private volatile boolean keyDeleted;
+    private volatile boolean stopped;
+
+    EtcdGrant(ByteSequence key, Holder holder, EtcdSession.Lease lease, Runnable changed) {
+      this.key = key;
+      this.holder = holder;
+      this.lease = lease;
+      this.changed = changed;
+      this.unwatchSession = session.watch(changed);
+      watchKey();
+    }
+
+    long rev() {
+      return holder.rev();
+    }
+
+    /** Watches our own key for a deletion by someone else; re-reads and re-watches on errors. */
+    private void watchKey() {
+      if (stopped) {
+        return;
+      }
+      watcher =
+          session
+              .client()
+              .getWatchClient()
+              .watch(
+                  key,
+                  WatchOption.builder().withRevision(rev() + 1).withNoPut(true).build(),
+                  Watch.listener(
+                      response -> {
+                        if (response.getEvents().stream()
+                            .anyMatch(e -> e.getEventType() == WatchEvent.EventType.DELETE)) {
+                          markDeleted();
+                        }
+                      },
+                      error -> recheck(),
+                      this::recheck));
+    }
+
+    private void recheck() {
+      if (stopped) {
+        return;
+      }
+      Watch.Watcher old = watcher;
+      if (old != null) {
+        old.close();
+      }
+      kv().get(key)
+          .orTimeout(session.timeout().toMillis(), TimeUnit.MILLISECONDS)
+          .whenComplete(
+              (response, error) -> {
+                if (error == null
+                    && response.getKvs().stream()
+                        .noneMatch(kv -> kv.getCreateRevision() == rev())) {
+                  markDeleted();
+                } else {
+                  watchKey();
+                }
+              });
+    }
+
+    private void markDeleted() {
+      if (!stopped && !keyDeleted) {
+        keyDeleted = true;
+        log.warn("office '{}': own key {} was deleted", office, text(key));
+        changed.run();
+      }
+    }
+
+    void stop() {
+      stopped = true;
+      unwatchSession.run();
+      Watch.Watcher current = watcher;
+      if (current != null) {
+        current.close();
+      }
+    }
+
+    @Override
+    public Leadership leadership() {
+      return new Leadership(office, holder.rev(), lease.id, holder);
+    }
+
+    @Override
+    public long validUntil() {
+      return lease.validUntil;
+    }
+
+    @Override
+    public Optional<LossReason> ended() {
+      if (keyDeleted) {
+        return Optional.of(LossReason.KEY_DELETED);
+      }
+      return Optional.ofNullable(lease.gone);
+    }
+  }
+}

@@ -1,0 +1,100 @@
+package dev.conch.etcd;
+
+import dev.conch.Durations;
+import dev.conch.InvalidArgumentException;
+import dev.conch.Offices;
+import dev.conch.Ticker;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How a client process holds its one lease in etcd.
+ *
+ * @param prefix the key prefix of elections; an office's election name is prefix + office
+ * @param ttl the lease TTL: whole seconds, at least 2 s
+ * @param renewInterval how often the lease is renewed while all is well
+ * @param timeout the longest any single etcd call may take
+ * @param ticker the monotonic clock of every deadline
+ * @param clock the wall clock of {@code since} in the holder JSON
+ */
+public record SessionOptions(
+    String prefix,
+    Duration ttl,
+    Duration renewInterval,
+    Duration timeout,
+    Ticker ticker,
+    Clock clock) {
+
+  /** Default {@link #prefix()}, compatible with {@code etcdctl elect /conch/v1/elect/<office>}. */
+  public static final String DEFAULT_PREFIX = "/conch/v1/elect/";
+
+  /** Default {@link #ttl()}: 10 s. */
+  public static final Duration DEFAULT_TTL = Duration.ofSeconds(10);
+
+  /** Default {@link #timeout()}: 5 s. */
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
+
+  /** Checks every value. */
+  public SessionOptions {
+    Offices.requireValidPrefix(prefix);
+    Offices.requireValidTtl(ttl);
+    if (renewInterval == null
+        || renewInterval.isNegative()
+        || renewInterval.isZero()
+        || renewInterval.compareTo(ttl) >= 0) {
+      throw new InvalidArgumentException(
+          "renew-interval",
+          renewInterval == null ? null : Durations.format(renewInterval),
+          "a positive duration shorter than the ttl (" + Durations.format(ttl) + ")");
+    }
+    if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+      throw new InvalidArgumentException(
+          "timeout", timeout == null ? null : Durations.format(timeout), "a positive duration");
+    }
+    Objects.requireNonNull(ticker, "ticker");
+    Objects.requireNonNull(clock, "clock");
+  }
+
+  /** The defaults: prefix {@value #DEFAULT_PREFIX}, TTL 10 s renewed every TTL/3, timeout 5 s. */
+  public static SessionOptions defaults() {
+    return new SessionOptions(
+        DEFAULT_PREFIX,
+        DEFAULT_TTL,
+        DEFAULT_TTL.dividedBy(3),
+        DEFAULT_TIMEOUT,
+        Ticker.SYSTEM,
+        Clock.systemUTC());
+  }
+
+  /** With this TTL, renewed every TTL/3. */
+  public SessionOptions withTtl(Duration newTtl) {
+    Offices.requireValidTtl(newTtl);
+    return new SessionOptions(prefix, newTtl, newTtl.dividedBy(3), timeout, ticker, clock);
+  }
+
+  /** With this renew interval. */
+  public SessionOptions withRenewInterval(Duration interval) {
+    return new SessionOptions(prefix, ttl, interval, timeout, ticker, clock);
+  }
+
+  /** With this key prefix. */
+  public SessionOptions withPrefix(String newPrefix) {
+    return new SessionOptions(newPrefix, ttl, renewInterval, timeout, ticker, clock);
+  }
+
+  /** With this call timeout. */
+  public SessionOptions withTimeout(Duration newTimeout) {
+    return new SessionOptions(prefix, ttl, renewInterval, newTimeout, ticker, clock);
+  }
+
+  /** With these clocks. */
+  public SessionOptions withClocks(Ticker newTicker, Clock newClock) {
+    return new SessionOptions(prefix, ttl, renewInterval, timeout, newTicker, newClock);
+  }
+
+  /** The election name of {@code office}: prefix + office, without a trailing '/'. */
+  public String electionName(String office) {
+    return prefix + Offices.requireValidName(office);
+  }
+}

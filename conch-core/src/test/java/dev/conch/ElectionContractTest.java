@@ -1,0 +1,352 @@
+package dev.conch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What every store's election must do, run against etcd and the in-memory store alike (as
+ * ShedLock's providers share one contract test).
+ */
+public abstract class ElectionContractTest {
+
+  protected static final Duration WAIT = Duration.ofSeconds(15);
+
+  private final List<Election> elections = new ArrayList<>();
+  private final AtomicInteger offices = new AtomicInteger();
+
+  /** A new, not yet started candidate for {@code options.office()}. */
+  protected abstract Election newElection(ElectionOptions options);
+
+  /** The fenced lock of {@code office} in the store, for seam-level checks. */
+  protected abstract FencedLock lock(String office);
+
+  protected String freshOffice() {
+    return "contract-"
+        + getClass().getSimpleName().toLowerCase()
+        + "-"
+        + offices.incrementAndGet()
+        + "-"
+        + System.nanoTime() % 100000;
+  }
+
+  protected Election candidate(String office, String id) {
+    Election election = newElection(ElectionOptions.forOffice(office).withCandidateId(id));
+    elections.add(election);
+    return election;
+  }
+
+  @AfterEach
+  void closeElections() {
+    elections.forEach(Election::close);
+  }
+
+  @Test
+  void soleCandidateLeadsWithATokenThatTheStoreShows() throws Exception {
+    String office = freshOffice();
+    Election a = candidate(office, "a");
+    a.start();
+
+    assertThat(a.awaitLeadership(WAIT)).isTrue();
+    assertThat(a.state()).isEqualTo(State.LEADING);
+    long token = a.token().orElseThrow();
+    assertThat(token).isPositive();
+    Holder leader = a.leader().orElseThrow();
+    assertThat(leader.id()).isEqualTo("a");
+    assertThat(leader.rev()).isEqualTo(token);
+    assertThat(leader.office()).isEqualTo(office);
+    assertThat(leader.since()).isNotNull();
+  }
+
+  @Test
+  void secondCandidateFollowsAndLeadsOnResignWithALargerToken() throws Exception {
+    String office = freshOffice();
+    Election a = candidate(office, "a");
+    a.start();
+    assertThat(a.awaitLeadership(WAIT)).isTrue();
+    Election b = candidate(office, "b");
+    EventLog bLog = EventLog.of(b);
+    b.start();
+    await().atMost(WAIT).until(() -> b.state() == State.FOLLOWING);
+    assertThat(b.isLeader()).isFalse();
+    assertThat(b.token()).isEmpty();
+    assertThat(b.leader().orElseThrow().id()).isEqualTo("a");
+    await().atMost(WAIT).until(() -> !bLog.events(ElectionEvent.Following.class).isEmpty());
+    assertThat(bLog.events(ElectionEvent.Following.class).get(0).leader().id()).isEqualTo("a");
+
+    long first = a.token().orElseThrow();
+    a.resign();
+
+    assertThat(a.state()).isEqualTo(State.RESIGNED);
+    assertThat(a.isLeader()).isFalse();
+    assertThat(b.awaitLeadership(WAIT)).isTrue();
+    assertThat(b.token().orElseThrow()).isGreaterThan(first);
+    assertThat(b.leader().orElseThrow().id()).isEqualTo("b");
+  }
+
+  @Test
+  void tokensGrowStrictlyOverSuccessiveLeaders() throws Exception {
+    String office = freshOffice();
+    List<Election> queue = new ArrayList<>();
+    for (String id : List.of("a", "b", "c")) {
+      Election e = candidate(office, id);
+      e.start();
+      queue.add(e);
+      await().atMost(WAIT).until(() -> e.state() == State.LEADING || e.state() == State.FOLLOWING);
+    }
+    List<Long> tokens = new ArrayList<>();
+    for (Election e : queue) {
+      assertThat(e.awaitLeadership(WAIT)).isTrue();
+      tokens.add(e.token().orElseThrow());
+      e.resign();
+    }
+    assertThat(tokens).isSorted().doesNotHaveDuplicates();
+  }
+
+  @Test
+  void transferHandsTheOfficeOverAndQueuesAgainAtTheBack() throws Exception {
+    String office = freshOffice();
+    Election a = candidate(office, "a");
+    EventLog aLog = EventLog.of(a);
+    a.start();
+    assertThat(a.awaitLeadership(WAIT)).isTrue();
+    Election b = candidate(office, "b");
+    b.start();
+    await().atMost(WAIT).until(() -> b.state() == State.FOLLOWING);
+
+    a.transfer();
+
+    assertThat(b.awaitLeadership(WAIT)).isTrue();
+    await().atMost(WAIT).until(() -> a.state() == State.FOLLOWING);
+    assertThat(aLog.events(ElectionEvent.Transferred.class)).hasSize(1);
+    assertThat(a.leader().orElseThrow().id()).isEqualTo("b");
+  }
+
+  @Test
+  void transferByAFollowerIsRefused() throws Exception {
+    String office = freshOffice();
+    Election a = candidate(office, "a");
+    a.start();
+    assertThat(a.awaitLeadership(WAIT)).isTrue();
+    Election b = candidate(office, "b");
+    b.start();
+    await().atMost(WAIT).until(() -> b.state() == State.FOLLOWING);
+
+    assertThatThrownBy(b::transfer)
+        .isInstanceOf(NotLeaderException.class)
+        .hasMessageContaining(office);
+    assertThatThrownBy(() -> b.guardedPut("/k", "v")).isInstanceOf(NotLeaderException.class);
+  }
+
+  @Test
+  void loseHooksOfTheOldLeaderFinishBeforeTheNewLeaderAcquires() throws Exception {
+    String office = freshOffice();
+    Election a = candidate(office, "a");
+    List<String> order = new java.util.concurrent.CopyOnWriteArrayList<>();
+    a.addHandler(
+        new LeadershipHandler() {
+          @Override
+          public void acquired(Leadership leadership) {
+            order.add("a+");
+          }
+
+          @Override
+          public void lost(Leadership leadership, LossReason reason) throws Exception {
+            Thread.sleep(300); // a slow stop: the successor must still wait for it
+            order.add("a-:" + reason);
+          }
+        });
+    a.start();
+    assertThat(a.awaitLeadership(WAIT)).isTrue();
+    Election b = candidate(office, "b");
+    b.addHandler(
+        new LeadershipHandler() {
+          @Override
+          public void acquired(Leadership leadership) {
+            order.add("b+");
+          }
+        });
+    b.start();
+    await().atMost(WAIT).until(() -> b.state() == State.FOLLOWING);
+
+    a.resign();
+    assertThat(b.awaitLeadership(WAIT)).isTrue();
+
+    assertThat(order).containsExactly("a+", "a-:RESIGNED", "b+");
+  }
+
+  @Test
+  void failingAcquireHookStepsDownAndLetsTheNextCandidateLead() throws Exception {
+    String office = freshOffice();
+    Election a = candidate(office, "a");
+    EventLog aLog = EventLog.of(a);
+    a.addHandler(
+        new LeadershipHandler() {
+          @Override
+          public void acquired(Leadership leadership) {
+            throw new IllegalStateException("cannot start work");
+          }
+        });
+    a.start();
+    await().atMost(WAIT).until(() -> !aLog.events(ElectionEvent.Lost.class).isEmpty());
+    assertThat(aLog.events(ElectionEvent.Lost.class).get(0).reason())
+        .isEqualTo(LossReason.ACQUIRE_FAILED);
+    assertThat(aLog.events(ElectionEvent.Leading.class)).isEmpty();
+
+    Election b = candidate(office, "b");
+    b.start();
+    assertThat(b.awaitLeadership(WAIT)).isTrue();
+    assertThat(a.isLeader()).isFalse();
+  }
+
+  @Test
+  void acquireHookThatHangsIsCutAtTheHookTimeout() throws Exception {
+    String office = freshOffice();
+    Election a =
+        newElection(
+            ElectionOptions.forOffice(office)
+                .withCandidateId("a")
+                .withHookTimeout(Duration.ofMillis(300)));
+    elections.add(a);
+    EventLog aLog = EventLog.of(a);
+    CountDownLatch interrupted = new CountDownLatch(1);
+    a.addHandler(
+        new LeadershipHandler() {
+          @Override
+          public void acquired(Leadership leadership) {
+            try {
+              Thread.sleep(Long.MAX_VALUE);
+            } catch (InterruptedException e) {
+              interrupted.countDown();
+            }
+          }
+        });
+    a.start();
+
+    await().atMost(WAIT).until(() -> !aLog.events(ElectionEvent.Lost.class).isEmpty());
+    assertThat(aLog.events(ElectionEvent.Lost.class).get(0).reason())
+        .isEqualTo(LossReason.ACQUIRE_FAILED);
+    assertThat(interrupted.await(5, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void deniedCandidateDoesNotCampaignAndSaysWhy() throws Exception {
+    String office = freshOffice();
+    Election a =
+        newElection(
+            ElectionOptions.forOffice(office)
+                .withCandidateId("a")
+                .withGate(o -> Gate.Decision.deny("quarantined for maintenance")));
+    elections.add(a);
+    EventLog aLog = EventLog.of(a);
+    a.start();
+
+    await().atMost(WAIT).until(() -> a.state() == State.DENIED);
+    await().atMost(WAIT).until(() -> !aLog.events(ElectionEvent.Denied.class).isEmpty());
+    assertThat(aLog.events(ElectionEvent.Denied.class).get(0).reason())
+        .isEqualTo("quarantined for maintenance");
+    assertThat(a.leader()).isEmpty();
+    assertThat(aLog.events(ElectionEvent.Campaigning.class)).isEmpty();
+  }
+
+  @Test
+  void closingTheLeaderHandsOverAndClosedElectionCannotStart() throws Exception {
+    String office = freshOffice();
+    Election a = candidate(office, "a");
+    a.start();
+    assertThat(a.awaitLeadership(WAIT)).isTrue();
+    Election b = candidate(office, "b");
+    b.start();
+    await().atMost(WAIT).until(() -> b.state() == State.FOLLOWING);
+
+    a.close();
+
+    assertThat(a.state()).isEqualTo(State.CLOSED);
+    assertThat(b.awaitLeadership(WAIT)).isTrue();
+    assertThatThrownBy(a::start).isInstanceOf(ElectionClosedException.class);
+  }
+
+  @Test
+  void resignedCandidateCanJoinAgain() throws Exception {
+    String office = freshOffice();
+    Election a = candidate(office, "a");
+    a.start();
+    assertThat(a.awaitLeadership(WAIT)).isTrue();
+    long first = a.token().orElseThrow();
+    a.resign();
+    assertThat(a.leader()).isEmpty();
+
+    a.start();
+
+    assertThat(a.awaitLeadership(WAIT)).isTrue();
+    assertThat(a.token().orElseThrow()).isGreaterThan(first);
+  }
+
+  @Test
+  void followerResigningLeavesTheQueue() throws Exception {
+    String office = freshOffice();
+    Election a = candidate(office, "a");
+    a.start();
+    assertThat(a.awaitLeadership(WAIT)).isTrue();
+    Election b = candidate(office, "b");
+    b.start();
+    await().atMost(WAIT).until(() -> b.state() == State.FOLLOWING);
+
+    b.resign();
+    a.resign();
+
+    assertThat(b.state()).isEqualTo(State.RESIGNED);
+    await().atMost(WAIT).until(() -> a.leader().isEmpty());
+  }
+
+  @Test
+  void guardedWriteSucceedsOnlyWithTheCurrentToken() throws Exception {
+    String office = freshOffice();
+    FencedLock lock = lock(office);
+    FencedLock.Grant first = lock.acquire(Holder.self(office, "a", null), l -> {}, () -> {});
+    assertThat(lock.guardedPut(first, "/fenced/" + office, "one")).isTrue();
+    lock.release(first);
+
+    FencedLock.Grant second = lock.acquire(Holder.self(office, "b", null), l -> {}, () -> {});
+
+    assertThat(second.leadership().token()).isGreaterThan(first.leadership().token());
+    assertThat(lock.guardedPut(first, "/fenced/" + office, "stale")).isFalse();
+    assertThat(lock.guardedPut(second, "/fenced/" + office, "two")).isTrue();
+    lock.release(second);
+  }
+
+  @Test
+  void slowListenerNeitherStallsTheElectionNorGrowsMemory() throws Exception {
+    String office = freshOffice();
+    Election a =
+        newElection(ElectionOptions.forOffice(office).withCandidateId("a").withEventBuffer(1));
+    elections.add(a);
+    CountDownLatch release = new CountDownLatch(1);
+    a.addListener(
+        event -> {
+          try {
+            release.await(10, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
+    a.addListener(
+        event -> {
+          throw new IllegalStateException("a broken listener");
+        });
+    a.start();
+
+    assertThat(a.awaitLeadership(WAIT)).isTrue();
+    assertThat(a.droppedEvents()).isPositive();
+    release.countDown();
+  }
+}

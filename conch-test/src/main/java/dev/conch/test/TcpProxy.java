@@ -1,0 +1,291 @@
+package dev.conch.test;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A TCP proxy on a free loopback port that forwards to one target and can cut its clients off, to
+ * test what a client does when the network to etcd fails.
+ *
+ * <pre>{@code
+ * try (TcpProxy proxy = TcpProxy.start("127.0.0.1", etcd.member(0).clientPort())) {
+ *   client = connect(proxy.endpoint());
+ *   proxy.blackhole(); // connections stay open, nothing flows: a silent partition
+ *   proxy.restore();
+ *   proxy.dropConnections(); // every connection reset: a crashed peer or a restarted router
+ * }
+ * }</pre>
+ */
+public final class TcpProxy implements AutoCloseable {
+
+  private static final int CONNECT_TIMEOUT_MILLIS = 2_000;
+  private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(5);
+
+  private final String targetHost;
+  private final int targetPort;
+  private final ServerSocket server;
+  private final Thread acceptor;
+  private final Set<Link> links = ConcurrentHashMap.newKeySet();
+  private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
+  private final AtomicInteger linkCount = new AtomicInteger();
+
+  // Guarded by "this"; pumps wait on "this" while black-holed.
+  private boolean blackholed;
+  private boolean closed;
+
+  private TcpProxy(String targetHost, int targetPort) throws IOException {
+    this.targetHost = targetHost;
+    this.targetPort = targetPort;
+    this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    this.acceptor = thread("accept", this::acceptLoop);
+  }
+
+  /** Starts a proxy on a free loopback port forwarding every connection to host:port. */
+  public static TcpProxy start(String host, int port) {
+    try {
+      TcpProxy proxy = new TcpProxy(host, port);
+      proxy.acceptor.start();
+      return proxy;
+    } catch (IOException e) {
+      throw new UncheckedIOException("Could not open a proxy port", e);
+    }
+  }
+
+  /** Loopback port that clients connect to instead of the target. */
+  public int port() {
+    return server.getLocalPort();
+  }
+
+  /** URL to give a client instead of the target's, {@code http://127.0.0.1:<port>}. */
+  public String endpoint() {
+    return "http://127.0.0.1:" + port();
+  }
+
+  /**
+   * Stops forwarding in both directions while keeping every connection open; new connections are
+   * accepted but not forwarded either. Nothing is dropped: bytes wait until {@link #restore()}.
+   */
+  public synchronized void blackhole() {
+    blackholed = true;
+  }
+
+  /** Forwards again, including whatever was held back while black-holed. */
+  public synchronized void restore() {
+    blackholed = false;
+    notifyAll();
+  }
+
+  /** Whether the proxy is black-holed. */
+  public synchronized boolean isBlackholed() {
+    return blackholed;
+  }
+
+  /** Resets every current connection on both sides (TCP RST); the proxy keeps accepting. */
+  public void dropConnections() {
+    for (Link link : links) {
+      link.reset();
+    }
+    synchronized (this) {
+      notifyAll(); // pumps held by a black-hole see their link is gone
+    }
+  }
+
+  /** Resets every connection, stops accepting, and waits (bounded) for its threads to end. */
+  @Override
+  public void close() {
+    synchronized (this) {
+      closed = true;
+      notifyAll();
+    }
+    try {
+      server.close();
+    } catch (IOException e) {
+      // Closing is all we wanted; the accept loop ends either way.
+    }
+    dropConnections();
+    long deadline = System.nanoTime() + JOIN_TIMEOUT.toNanos();
+    join(acceptor, deadline);
+    for (Thread thread : threads) {
+      join(thread, deadline);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "TcpProxy[" + port() + " -> " + targetHost + ":" + targetPort + "]";
+  }
+
+  private void acceptLoop() {
+    while (true) {
+      Socket client;
+      try {
+        client = server.accept();
+      } catch (IOException e) {
+        return; // the server socket was closed
+      }
+      Link link = new Link(client);
+      links.add(link);
+      synchronized (this) {
+        if (closed) {
+          link.reset();
+          return;
+        }
+      }
+      int id = linkCount.incrementAndGet();
+      thread(id + "-up", () -> link.run(id)).start();
+    }
+  }
+
+  /**
+   * Waits while black-holed; false if the proxy or the link has been closed meanwhile. Called
+   * before every read and every write, so a pump never reads while black-holed and never forwards
+   * what it read just before.
+   */
+  private synchronized boolean awaitOpen(Link link) {
+    while (blackholed && !closed && !link.isClosed()) {
+      try {
+        wait();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+    return !closed && !link.isClosed();
+  }
+
+  private Thread thread(String name, Runnable body) {
+    Thread thread =
+        new Thread(
+            () -> {
+              try {
+                body.run();
+              } finally {
+                threads.remove(Thread.currentThread());
+              }
+            },
+            "conch-proxy-" + port() + "-" + name);
+    thread.setDaemon(true);
+    threads.add(thread);
+    return thread;
+  }
+
+  private static void join(Thread thread, long deadlineNanos) {
+    try {
+      thread.join(Math.max(1, Processes.remainingMillis(deadlineNanos)));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** One client connection and its upstream connection, pumped by one thread per direction. */
+  private final class Link {
+
+    private final Socket client;
+    private Socket upstream; // guarded by "this" Link
+    private boolean linkClosed; // guarded by "this" Link
+    private final AtomicInteger openDirections = new AtomicInteger(2);
+
+    Link(Socket client) {
+      this.client = client;
+    }
+
+    /** Connects upstream once forwarding is allowed, then pumps client to upstream. */
+    void run(int id) {
+      // The upstream connection waits for restore() too: a black-holed proxy stands for a
+      // network where nothing, not even a SYN, gets through.
+      if (!awaitOpen(this)) {
+        reset();
+        return;
+      }
+      Socket target = new Socket();
+      try {
+        target.connect(new InetSocketAddress(targetHost, targetPort), CONNECT_TIMEOUT_MILLIS);
+      } catch (IOException e) {
+        closeQuietly(target);
+        reset();
+        return;
+      }
+      synchronized (this) {
+        if (linkClosed) {
+          closeQuietly(target);
+          return;
+        }
+        upstream = target;
+      }
+      thread(id + "-down", () -> pump(target, client)).start();
+      pump(client, target);
+    }
+
+    private void pump(Socket from, Socket to) {
+      byte[] buffer = new byte[16 * 1024];
+      try {
+        InputStream in = from.getInputStream();
+        OutputStream out = to.getOutputStream();
+        while (awaitOpen(this)) {
+          int n = in.read(buffer);
+          if (n < 0) {
+            to.shutdownOutput(); // pass the half-close on, the other direction may still flow
+            if (openDirections.decrementAndGet() == 0) {
+              close(false);
+            }
+            return;
+          }
+          if (!awaitOpen(this)) {
+            return;
+          }
+          out.write(buffer, 0, n);
+          out.flush();
+        }
+      } catch (IOException e) {
+        close(false);
+      }
+    }
+
+    synchronized boolean isClosed() {
+      return linkClosed;
+    }
+
+    void reset() {
+      close(true);
+    }
+
+    private void close(boolean abortive) {
+      Socket target;
+      synchronized (this) {
+        linkClosed = true;
+        target = upstream;
+      }
+      links.remove(this);
+      for (Socket socket : new Socket[] {client, target}) {
+        if (socket != null) {
+          if (abortive) {
+            try {
+              socket.setSoLinger(true, 0); // close() then sends RST instead of FIN
+            } catch (IOException e) {
+              // Already closed: nothing to reset.
+            }
+          }
+          closeQuietly(socket);
+        }
+      }
+    }
+
+    private void closeQuietly(Socket socket) {
+      try {
+        socket.close();
+      } catch (IOException e) {
+        // Closing is best effort; the peer sees the connection end either way.
+      }
+    }
+  }
+}
