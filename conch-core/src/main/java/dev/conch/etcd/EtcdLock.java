@@ -65,23 +65,26 @@ final class EtcdLock implements FencedLock {
       throws InterruptedException {
     EtcdSession.Lease lease = session.lease();
     ByteSequence key = bytes(election + "/" + Long.toHexString(lease.id));
-    Holder mine = self.at(0, lease.id);
-    TxnResponse put =
-        await(
-            kv().txn()
-                .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                .Then(Op.put(key, bytes(mine.toValueJson()), leased(lease)))
-                .Else(Op.get(key, GetOption.DEFAULT))
-                .commit(),
-            session.timeout(),
-            "campaign for office '" + office + "'");
-    long rev =
-        put.isSucceeded()
-            ? put.getHeader().getRevision()
-            : put.getGetResponses().get(0).getKvs().get(0).getCreateRevision();
+    ByteSequence value = bytes(self.at(0, lease.id).toValueJson());
+    long rev = 0;
     try {
+      TxnResponse put =
+          await(
+              kv().txn()
+                  .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                  .Then(Op.put(key, value, leased(lease)))
+                  .Else(Op.get(key, GetOption.DEFAULT))
+                  .commit(),
+              session.timeout(),
+              "campaign for office '" + office + "'");
+      // A key of our lease that already exists is ours from an earlier attempt whose answer was
+      // lost: adopt it, as etcd's recipe does.
+      rev =
+          put.isSucceeded()
+              ? put.getHeader().getRevision()
+              : put.getGetResponses().get(0).getKvs().get(0).getCreateRevision();
       waitForPredecessors(rev, lease, ahead);
-      Holder won = mine.since(session.options().clock().instant()).at(rev, lease.id);
+      Holder won = self.since(session.options().clock().instant()).at(rev, lease.id);
       // The win is believed only if our key is still the one we created: etcd's own recipe can
       // report a win after its lease expired (etcd#19597).
       TxnResponse confirm =
@@ -98,8 +101,12 @@ final class EtcdLock implements FencedLock {
       }
       return new EtcdGrant(key, won, lease, changed);
     } catch (InterruptedException | RuntimeException e) {
-      // No ghost candidate (etcd#21128): the key goes now, or as soon as etcd answers.
-      session.ensure("withdrawing from office '" + office + "'", () -> deleteIf(key, rev));
+      // No ghost candidate (etcd#21128): the key goes now, or as soon as etcd answers. Before its
+      // revision is known (the put timed out but may still be applied), match it by value.
+      long created = rev;
+      session.ensure(
+          "withdrawing from office '" + office + "'",
+          () -> created > 0 ? deleteIf(key, created) : deleteIfValue(key, value));
       throw e;
     }
   }
@@ -241,6 +248,13 @@ final class EtcdLock implements FencedLock {
   private CompletableFuture<TxnResponse> deleteIf(ByteSequence key, long rev) {
     return kv().txn()
         .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(rev)))
+        .Then(Op.delete(key, DeleteOption.DEFAULT))
+        .commit();
+  }
+
+  private CompletableFuture<TxnResponse> deleteIfValue(ByteSequence key, ByteSequence value) {
+    return kv().txn()
+        .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.value(value)))
         .Then(Op.delete(key, DeleteOption.DEFAULT))
         .commit();
   }

@@ -20,8 +20,10 @@ import java.util.Optional;
  * }
  * }</pre>
  *
- * <p>The binary is {@code $ETCD_BIN}, else {@code etcd} on the PATH, else {@code /usr/bin/etcd}.
- * Every member process is also killed by a JVM shutdown hook if the test never closes the cluster.
+ * <p>The binary is {@code $ETCD_BIN}, else {@code etcd} on the PATH, else {@code /usr/bin/etcd}
+ * (Debian package {@code etcd-server}). Members run without the caller's {@code ETCD*} environment
+ * variables, which etcd would otherwise read as flags; use {@link Builder#extraArgs} instead. Every
+ * member process is also killed by a JVM shutdown hook if the test never closes the cluster.
  */
 public final class EtcdCluster implements AutoCloseable {
 

@@ -22,7 +22,11 @@ public final class EtcdMember {
   /** How long SIGTERM may take before {@link #stop()} falls back to SIGKILL. */
   private static final Duration STOP_GRACE = Duration.ofSeconds(10);
 
-  private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(2);
+  /**
+   * Bound on one health probe. A healthy member answers in milliseconds; one without a quorum does
+   * not answer at all, and a longer bound would only slow the polling loops down.
+   */
+  private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(1);
 
   private final String name;
   private final int clientPort;
@@ -184,7 +188,7 @@ public final class EtcdMember {
     try {
       Files.createDirectories(dir);
       ProcessBuilder builder =
-          new ProcessBuilder(command)
+          Processes.withoutEnv(new ProcessBuilder(command), "ETCD")
               .directory(dir.toFile())
               .redirectErrorStream(true)
               .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile().toFile()))

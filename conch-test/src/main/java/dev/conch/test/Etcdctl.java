@@ -21,7 +21,8 @@ import java.util.function.Predicate;
  * is what etcd's own tools read, and the other way round.
  *
  * <p>The binary is {@code $ETCDCTL_BIN}, else {@code etcdctl} on the PATH, else {@code
- * /usr/bin/etcdctl} (Debian package {@code etcd-client}).
+ * /usr/bin/etcdctl} (Debian package {@code etcd-client}). It runs with {@code ETCDCTL_API=3} and no
+ * other {@code ETCD*} environment variables, so pass every option as a flag.
  */
 public final class Etcdctl {
 
@@ -92,7 +93,7 @@ public final class Etcdctl {
     command.add("--endpoints=" + endpoints);
     command.addAll(Arrays.asList(args));
     ProcessBuilder builder =
-        new ProcessBuilder(command)
+        Processes.withoutEnv(new ProcessBuilder(command), "ETCD")
             .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
     builder.environment().put("ETCDCTL_API", "3");
     try {

@@ -115,6 +115,16 @@ final class Processes {
                         + debianPackage));
   }
 
+  /**
+   * Removes every environment variable starting with {@code prefix} from {@code builder}: etcd and
+   * etcdctl read {@code ETCD_*} and {@code ETCDCTL_*} variables as flags and refuse to run when one
+   * conflicts with a flag we pass, so a developer's shell must not leak into the tests.
+   */
+  static ProcessBuilder withoutEnv(ProcessBuilder builder, String prefix) {
+    builder.environment().keySet().removeIf(name -> name.startsWith(prefix));
+    return builder;
+  }
+
   /** Sends {@code signal} (e.g. "STOP") to {@code pid} with /bin/kill, bounded. */
   static void signal(long pid, String signal) {
     String kill = Files.isExecutable(Paths.get("/bin/kill")) ? "/bin/kill" : "kill";

@@ -3,6 +3,8 @@ package dev.conch.test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -37,6 +39,18 @@ class EtcdClusterLifecycleTest {
       assertThat(member.isRunning()).isFalse();
       assertThat(member.isPaused()).isFalse();
       assertThat(Files.readString(member.logFile())).contains("received signal; shutting down");
+    }
+  }
+
+  @Test
+  void reportsAPortThatEtcdCannotBind() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      String url = "http://127.0.0.1:" + taken.getLocalPort();
+
+      assertThatThrownBy(
+              () -> EtcdCluster.builder().extraArgs("--listen-client-urls=" + url).build())
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("address already in use");
     }
   }
 

@@ -1,0 +1,91 @@
+package dev.conch.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.conch.Election;
+import dev.conch.ElectionEvent;
+import dev.conch.ElectionOptions;
+import dev.conch.EventLog;
+import dev.conch.LossReason;
+import dev.conch.test.EtcdCluster;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** A 3-member etcd cluster: one member lost is no loss of leadership; quorum lost is. */
+class EtcdClusterTest {
+
+  private static final Duration WAIT = Duration.ofSeconds(30);
+
+  private final Etcds etcds = new Etcds();
+  private EtcdCluster cluster;
+  private Election leader;
+  private EventLog log;
+
+  @BeforeEach
+  void lead() throws Exception {
+    cluster = EtcdCluster.start(3);
+    leader =
+        etcds
+            .session(
+                etcds.client(cluster),
+                SessionOptions.defaults()
+                    .withTtl(Duration.ofSeconds(6))
+                    .withTimeout(Duration.ofSeconds(1)))
+            .election(ElectionOptions.forOffice("jobs"));
+    log = EventLog.of(leader);
+    leader.start();
+    assertThat(leader.awaitLeadership(WAIT)).isTrue();
+  }
+
+  @AfterEach
+  void close() {
+    etcds.close();
+    cluster.close();
+  }
+
+  @Test
+  void losingTheRaftLeaderMemberKeepsLeadership() throws Exception {
+    long token = leader.token().orElseThrow();
+    int raftLeader = cluster.leaderIndex();
+
+    cluster.member(raftLeader).kill();
+
+    // A new raft leader is elected among the other two; our renewals go on through them.
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              try {
+                return cluster.leaderIndex() != raftLeader;
+              } catch (RuntimeException e) {
+                return false;
+              }
+            });
+    await()
+        .during(Duration.ofSeconds(7))
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> leader.isLeader() && log.events(ElectionEvent.Lost.class).isEmpty());
+    assertThat(leader.token()).hasValue(token);
+  }
+
+  @Test
+  void losingQuorumDropsLeadershipAndRegainingItRestoresLeadership() throws Exception {
+    long token = leader.token().orElseThrow();
+
+    cluster.member(1).stop();
+    cluster.member(2).stop();
+
+    await().atMost(WAIT).until(() -> !log.events(ElectionEvent.Lost.class).isEmpty());
+    assertThat(log.events(ElectionEvent.Lost.class).get(0).reason())
+        .isIn(LossReason.RENEWAL_FAILED, LossReason.LEASE_EXPIRED);
+    assertThat(leader.isLeader()).isFalse();
+
+    cluster.member(1).start();
+    cluster.member(2).start();
+
+    await().atMost(WAIT).until(() -> leader.token().orElse(0) > token);
+  }
+}

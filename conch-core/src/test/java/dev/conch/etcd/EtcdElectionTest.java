@@ -1,0 +1,235 @@
+package dev.conch.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.conch.Election;
+import dev.conch.ElectionEvent;
+import dev.conch.ElectionOptions;
+import dev.conch.EventLog;
+import dev.conch.Holder;
+import dev.conch.LossReason;
+import dev.conch.State;
+import dev.conch.test.EtcdExtension;
+import dev.conch.test.Etcdctl;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.options.GetOption;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The etcd election against one real etcd member: layout, hand-over, herd, interop, loss. */
+class EtcdElectionTest {
+
+  @RegisterExtension static final EtcdExtension etcd = EtcdExtension.members(1);
+
+  private static final AtomicInteger offices = new AtomicInteger();
+  private static final Duration WAIT = Duration.ofSeconds(20);
+
+  private final Etcds etcds = new Etcds();
+
+  @AfterEach
+  void close() {
+    etcds.close();
+  }
+
+  private static String office() {
+    return "office-" + offices.incrementAndGet() + "-" + System.nanoTime() % 100000;
+  }
+
+  private Election candidate(Client client, Duration ttl, String office, String id) {
+    EtcdSession session =
+        etcds.session(
+            client, SessionOptions.defaults().withTtl(ttl).withTimeout(Duration.ofSeconds(2)));
+    return session.election(ElectionOptions.forOffice(office).withCandidateId(id));
+  }
+
+  @Test
+  void keyAndValueAreThoseOfEtcdctlElect() throws Exception {
+    Client client = etcds.client(etcd.cluster());
+    String office = office();
+    Election a = candidate(client, Duration.ofSeconds(10), office, "a");
+    a.start();
+    assertThat(a.awaitLeadership(WAIT)).isTrue();
+
+    GetResponse keys =
+        client
+            .getKVClient()
+            .get(
+                EtcdCalls.bytes("/conch/v1/elect/" + office + "/"),
+                GetOption.builder().isPrefix(true).build())
+            .get(5, TimeUnit.SECONDS);
+
+    assertThat(keys.getKvs()).hasSize(1);
+    var kv = keys.getKvs().get(0);
+    long lease = a.leadership().orElseThrow().lease();
+    assertThat(kv.getKey().toString(StandardCharsets.UTF_8))
+        .isEqualTo("/conch/v1/elect/" + office + "/" + Long.toHexString(lease));
+    assertThat(kv.getLease()).isEqualTo(lease);
+    assertThat(kv.getCreateRevision()).isEqualTo(a.token().orElseThrow());
+    String value = kv.getValue().toString(StandardCharsets.UTF_8);
+    assertThat(value)
+        .startsWith("{\"office\":\"" + office + "\",\"host\":")
+        .contains("\"pid\":" + ProcessHandle.current().pid(), "\"since\":\"", "\"id\":\"a\"")
+        .doesNotContain("\"rev\"");
+  }
+
+  @Test
+  void followerLeadsOnResignWithoutWaitingForTheTtl() throws Exception {
+    Client client = etcds.client(etcd.cluster());
+    String office = office();
+    // A 30 s TTL: a hand-over that waited for the lease would take 30 s, not the few ms of a
+    // resign.
+    Election a = candidate(client, Duration.ofSeconds(30), office, "a");
+    Election b = candidate(client, Duration.ofSeconds(30), office, "b");
+    a.start();
+    assertThat(a.awaitLeadership(WAIT)).isTrue();
+    b.start();
+    await().atMost(WAIT).until(() -> b.state() == State.FOLLOWING);
+
+    a.resign();
+
+    assertThat(b.awaitLeadership(Duration.ofSeconds(10))).isTrue();
+  }
+
+  @Test
+  void etcdctlElectHolderMakesConchWaitAndConchLeadsWhenItResigns() throws Exception {
+    Client client = etcds.client(etcd.cluster());
+    String office = office();
+    try (Etcdctl.Background etcdctl =
+        Etcdctl.start(
+            etcd.cluster().endpoints(), "elect", "/conch/v1/elect/" + office, "etcdctl-proposal")) {
+      etcdctl.awaitLine(line -> line.contains("etcdctl-proposal"), WAIT);
+      Election a = candidate(client, Duration.ofSeconds(10), office, "a");
+      a.start();
+      await().atMost(WAIT).until(() -> a.state() == State.FOLLOWING);
+      Holder leader = a.leader().orElseThrow();
+      assertThat(leader.isConch()).isFalse();
+      assertThat(leader.raw()).isEqualTo("etcdctl-proposal");
+      assertThat(a.isLeader()).isFalse();
+
+      etcdctl.interrupt();
+
+      assertThat(a.awaitLeadership(WAIT)).isTrue();
+      assertThat(a.token().orElseThrow()).isGreaterThan(leader.rev());
+    }
+  }
+
+  @Test
+  void etcdctlObserverPrintsConchsHolderAndEtcdctlCandidateWaitsBehindConch() throws Exception {
+    Client client = etcds.client(etcd.cluster());
+    String office = office();
+    Election a = candidate(client, Duration.ofSeconds(10), office, "conch-a");
+    a.start();
+    assertThat(a.awaitLeadership(WAIT)).isTrue();
+
+    try (Etcdctl.Background observer =
+            Etcdctl.start(etcd.cluster().endpoints(), "elect", "-l", "/conch/v1/elect/" + office);
+        Etcdctl.Background candidate =
+            Etcdctl.start(
+                etcd.cluster().endpoints(), "elect", "/conch/v1/elect/" + office, "next")) {
+      observer.awaitLine(line -> line.contains("\"id\":\"conch-a\""), WAIT);
+      await().atMost(WAIT).until(() -> a.leader().isPresent());
+      assertThat(candidate.lines()).noneMatch(line -> line.contains("next"));
+
+      a.resign();
+
+      candidate.awaitLine(line -> line.contains("next"), WAIT);
+      observer.awaitLine(line -> line.equals("next"), WAIT);
+    }
+  }
+
+  @Test
+  void aLeaderChangeWakesOnlyTheNextCandidate() throws Exception {
+    Client client = etcds.client(etcd.cluster());
+    String office = office();
+    List<EtcdSession> sessions = new ArrayList<>();
+    List<Election> candidates = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      EtcdSession session =
+          etcds.session(client, SessionOptions.defaults().withTtl(Duration.ofSeconds(30)));
+      sessions.add(session);
+      Election e = session.election(ElectionOptions.forOffice(office).withCandidateId("c" + i));
+      e.start();
+      candidates.add(e);
+      // One at a time, so that the queue order is the order of the list.
+      await().atMost(WAIT).until(() -> e.state() == State.LEADING || e.state() == State.FOLLOWING);
+    }
+    assertThat(candidates.get(0).isLeader()).isTrue();
+    long before = sessions.stream().mapToLong(EtcdSession::wakeups).sum();
+
+    candidates.get(0).resign();
+
+    assertThat(candidates.get(1).awaitLeadership(WAIT)).isTrue();
+    // Whatever else might still wake, give it time to show: the count must stay at one.
+    await()
+        .during(Duration.ofMillis(500))
+        .atMost(Duration.ofSeconds(3))
+        .until(() -> sessions.stream().mapToLong(EtcdSession::wakeups).sum() == before + 1);
+    assertThat(sessions.get(1).wakeups()).isEqualTo(1);
+  }
+
+  @Test
+  void keyDeletedBySomeoneElseIsALossAndTheCandidateCampaignsAgain() throws Exception {
+    Client client = etcds.client(etcd.cluster());
+    String office = office();
+    Election a = candidate(client, Duration.ofSeconds(10), office, "a");
+    EventLog log = EventLog.of(a);
+    a.start();
+    assertThat(a.awaitLeadership(WAIT)).isTrue();
+    long first = a.token().orElseThrow();
+
+    Etcdctl.Result deleted =
+        Etcdctl.run(
+            etcd.cluster().endpoints(), WAIT, "del", "--prefix", "/conch/v1/elect/" + office + "/");
+    assertThat(deleted.succeeded()).as(deleted.stderr()).isTrue();
+
+    await().atMost(WAIT).until(() -> !log.events(ElectionEvent.Lost.class).isEmpty());
+    assertThat(log.events(ElectionEvent.Lost.class).get(0).reason())
+        .isEqualTo(LossReason.KEY_DELETED);
+    assertThat(log.hooks()).startsWith("acquired", "lost:KEY_DELETED");
+    await().atMost(WAIT).until(() -> a.token().orElse(0) > first);
+  }
+
+  @Test
+  void officesOfOneSessionShareOneLease() throws Exception {
+    Client client = etcds.client(etcd.cluster());
+    EtcdSession session = etcds.session(client, SessionOptions.defaults());
+    Election billing = session.election(ElectionOptions.forOffice(office()));
+    Election reports = session.election(ElectionOptions.forOffice(office()));
+    billing.start();
+    reports.start();
+
+    assertThat(billing.awaitLeadership(WAIT)).isTrue();
+    assertThat(reports.awaitLeadership(WAIT)).isTrue();
+    assertThat(billing.leadership().orElseThrow().lease())
+        .isEqualTo(reports.leadership().orElseThrow().lease())
+        .isEqualTo(session.leaseId());
+  }
+
+  @Test
+  void closingTheSessionRevokesItsLeaseSoFollowersLeadAtOnce() throws Exception {
+    Client client = etcds.client(etcd.cluster());
+    String office = office();
+    EtcdSession first =
+        EtcdSession.open(client, SessionOptions.defaults().withTtl(Duration.ofSeconds(30)));
+    Election a = first.election(ElectionOptions.forOffice(office).withCandidateId("a"));
+    a.start();
+    assertThat(a.awaitLeadership(WAIT)).isTrue();
+    Election b = candidate(client, Duration.ofSeconds(30), office, "b");
+    b.start();
+    await().atMost(WAIT).until(() -> b.state() == State.FOLLOWING);
+
+    first.close();
+
+    assertThat(a.state()).isEqualTo(State.CLOSED);
+    assertThat(b.awaitLeadership(Duration.ofSeconds(10))).isTrue();
+  }
+}

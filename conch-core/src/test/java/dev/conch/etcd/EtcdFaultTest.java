@@ -1,0 +1,118 @@
+package dev.conch.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.conch.Election;
+import dev.conch.ElectionEvent;
+import dev.conch.ElectionOptions;
+import dev.conch.EventLog;
+import dev.conch.LossReason;
+import dev.conch.State;
+import dev.conch.test.EtcdCluster;
+import dev.conch.test.TcpProxy;
+import io.etcd.jetcd.Client;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Faults against real etcd members: a partition between a leader and etcd, a paused member, an etcd
+ * restart. Each test has a cluster of its own, since each breaks it.
+ */
+class EtcdFaultTest {
+
+  private static final Duration TTL = Duration.ofSeconds(3);
+  private static final Duration WAIT = Duration.ofSeconds(30);
+
+  private final Etcds etcds = new Etcds();
+  private EtcdCluster cluster;
+
+  @AfterEach
+  void close() {
+    etcds.close();
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  private Election candidate(Client client, String id) {
+    return etcds
+        .session(client, SessionOptions.defaults().withTtl(TTL).withTimeout(Duration.ofSeconds(1)))
+        .election(ElectionOptions.forOffice("jobs").withCandidateId(id));
+  }
+
+  @Test
+  void partitionedLeaderStopsLeadingBeforeTheFollowerCanWin() throws Exception {
+    cluster = EtcdCluster.start(1);
+    try (TcpProxy proxy = TcpProxy.start("127.0.0.1", cluster.member(0).clientPort())) {
+      Election a = candidate(etcds.client(proxy.endpoint()), "a");
+      EventLog aLog = EventLog.of(a);
+      a.start();
+      assertThat(a.awaitLeadership(WAIT)).isTrue();
+      Election b = candidate(etcds.client(cluster), "b");
+      EventLog bLog = EventLog.of(b);
+      b.start();
+      await().atMost(WAIT).until(() -> b.state() == State.FOLLOWING);
+
+      proxy.blackhole();
+
+      assertThat(b.awaitLeadership(WAIT)).isTrue();
+      assertThat(aLog.events(ElectionEvent.Lost.class))
+          .extracting(ElectionEvent.Lost::reason)
+          .containsExactly(LossReason.RENEWAL_FAILED);
+      // a's work had stopped (its lose hook ran) before b's started: zero overlap.
+      long aStopped = aLog.firstNanos("lost:RENEWAL_FAILED");
+      long bStarted = bLog.firstNanos("acquired");
+      assertThat(aStopped).isPositive().isLessThan(bStarted);
+      assertThat(a.isLeader()).isFalse();
+
+      proxy.restore();
+
+      // Back in touch, a queues behind b: never two leaders.
+      await().atMost(WAIT).until(() -> a.state() == State.FOLLOWING);
+      assertThat(b.isLeader()).isTrue();
+    }
+  }
+
+  @Test
+  void pausedEtcdDropsLeadershipAndItComesBackAfterResume() throws Exception {
+    cluster = EtcdCluster.start(1);
+    Election a = candidate(etcds.client(cluster), "a");
+    EventLog aLog = EventLog.of(a);
+    a.start();
+    assertThat(a.awaitLeadership(WAIT)).isTrue();
+    long first = a.token().orElseThrow();
+
+    cluster.member(0).pause();
+    await().atMost(WAIT).until(() -> !aLog.events(ElectionEvent.Lost.class).isEmpty());
+    assertThat(a.isLeader()).isFalse();
+    cluster.member(0).resume();
+
+    await().atMost(WAIT).until(() -> a.token().orElse(0) > first);
+  }
+
+  @Test
+  void electionRecoversAfterAnEtcdRestart() throws Exception {
+    cluster = EtcdCluster.start(1);
+    Election a = candidate(etcds.client(cluster), "a");
+    Election b = candidate(etcds.client(cluster), "b");
+    a.start();
+    assertThat(a.awaitLeadership(WAIT)).isTrue();
+    b.start();
+    await().atMost(WAIT).until(() -> b.state() == State.FOLLOWING);
+    long first = a.token().orElseThrow();
+
+    cluster.member(0).stop();
+    await().atMost(WAIT).until(() -> !a.isLeader());
+    cluster.member(0).start();
+
+    await().atMost(WAIT).until(() -> a.isLeader() || b.isLeader());
+    Election leader = a.isLeader() ? a : b;
+    Election other = leader == a ? b : a;
+    assertThat(leader.token().orElseThrow()).isGreaterThan(first);
+    await().atMost(WAIT).until(() -> other.state() == State.FOLLOWING);
+    // No stale key: the leader etcd names is the one that believes it leads.
+    assertThat(leader.leader().orElseThrow().rev()).isEqualTo(leader.token().orElseThrow());
+  }
+}

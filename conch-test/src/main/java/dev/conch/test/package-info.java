@@ -1,0 +1,19 @@
+/**
+ * Test support for code that talks to etcd: real etcd members on loopback ports, etcd's own {@code
+ * etcdctl}, and a TCP proxy that can cut a client off.
+ *
+ * <ul>
+ *   <li>{@link dev.conch.test.EtcdCluster} starts 1 or 3 members from the {@code etcd} binary
+ *       (Debian package {@code etcd-server}) and can stop, kill, pause and restart each one.
+ *   <li>{@link dev.conch.test.EtcdExtension} runs such a cluster for a JUnit 5 test class or for
+ *       each test, and injects it as an {@code EtcdCluster} parameter.
+ *   <li>{@link dev.conch.test.TcpProxy} sits between a client and a member, to black-hole or reset
+ *       the client's connections while etcd itself stays up.
+ *   <li>{@link dev.conch.test.Etcdctl} runs {@code etcdctl} (package {@code etcd-client}) to check
+ *       that what a client wrote is what etcd's own tools see.
+ * </ul>
+ *
+ * <p>Every wait is bounded, and a JVM shutdown hook kills any etcd or etcdctl process still
+ * running, so a crashed test run leaves no process behind. Docker is not needed.
+ */
+package dev.conch.test;
