@@ -1,0 +1,125 @@
+package dev.conch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The failing-closed rule on an injected clock: leadership is believed only until the lease
+ * deadline minus the loss lead (stop timeout + safety margin), whatever the store says.
+ */
+class FencedElectionDeadlineTest {
+
+  private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
+
+  private final AtomicLong now = new AtomicLong(1_000 * SECOND);
+  private final ManualLock lock = new ManualLock();
+  private final Election election =
+      new FencedElection(
+          lock,
+          ElectionOptions.forOffice("jobs")
+              .withStopTimeout(Duration.ofSeconds(2))
+              .withSafetyMargin(Duration.ofSeconds(1)),
+          now::get,
+          Clock.systemUTC());
+
+  @AfterEach
+  void close() {
+    election.close();
+  }
+
+  @Test
+  void leadershipEndsTheLossLeadBeforeTheDeadlineAndLoseHooksRun() throws Exception {
+    EventLog log = EventLog.of(election);
+    lock.validUntil = now.get() + 10 * SECOND;
+    election.start();
+    assertThat(election.awaitLeadership(Duration.ofSeconds(5))).isTrue();
+
+    now.addAndGet(6 * SECOND); // 4 s left: more than the 3 s lead
+    assertThat(election.isLeader()).isTrue();
+
+    now.addAndGet(SECOND + 1); // 3 s - 1 ns left: inside the lead
+    assertThat(election.isLeader()).isFalse(); // believed no more, even before the loop reacts
+    await().atMost(Duration.ofSeconds(5)).until(() -> log.hooks().contains("lost:RENEWAL_FAILED"));
+    assertThat(log.events(ElectionEvent.Lost.class))
+        .extracting(ElectionEvent.Lost::reason)
+        .containsExactly(LossReason.RENEWAL_FAILED);
+    assertThat(lock.released).isTrue();
+  }
+
+  @Test
+  void renewalThatMovesTheDeadlineKeepsLeadership() throws Exception {
+    lock.validUntil = now.get() + 10 * SECOND;
+    election.start();
+    assertThat(election.awaitLeadership(Duration.ofSeconds(5))).isTrue();
+
+    now.addAndGet(6 * SECOND);
+    lock.validUntil = now.get() + 10 * SECOND; // renewed
+    now.addAndGet(6 * SECOND);
+
+    assertThat(election.isLeader()).isTrue();
+    assertThat(election.state()).isEqualTo(State.LEADING);
+  }
+
+  /** A store of one candidate whose lease deadline the test sets by hand. */
+  private static final class ManualLock implements FencedLock {
+    volatile long validUntil;
+    volatile boolean released;
+    private boolean granted;
+
+    @Override
+    public String office() {
+      return "jobs";
+    }
+
+    @Override
+    public synchronized Grant acquire(
+        Holder self, Consumer<Optional<Holder>> ahead, Runnable changed)
+        throws InterruptedException {
+      while (granted) {
+        wait(); // one term only: later campaigns wait until the election is closed
+      }
+      granted = true;
+      Holder held = self.at(7, 1);
+      return new Grant() {
+        @Override
+        public Leadership leadership() {
+          return new Leadership("jobs", 7, 1, held);
+        }
+
+        @Override
+        public long validUntil() {
+          return validUntil;
+        }
+
+        @Override
+        public Optional<LossReason> ended() {
+          return Optional.empty();
+        }
+      };
+    }
+
+    @Override
+    public void release(Grant grant) {
+      released = true;
+    }
+
+    @Override
+    public Optional<Holder> leader() {
+      return Optional.empty();
+    }
+
+    @Override
+    public boolean guardedPut(Grant grant, String key, String value) {
+      return false;
+    }
+  }
+}
