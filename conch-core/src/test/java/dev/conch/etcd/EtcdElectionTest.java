@@ -199,6 +199,30 @@ class EtcdElectionTest {
   }
 
   @Test
+  void crashedHolderIsSucceededWhenItsLeaseExpires() throws Exception {
+    Client client = etcds.client(etcd.cluster());
+    String office = office();
+    // A real process holds the office: `etcdctl lock` shares the key layout (etcd's Mutex).
+    Etcdctl.Background holder =
+        Etcdctl.start(
+            etcd.cluster().endpoints(), "lock", "--ttl", "3", "/conch/v1/elect/" + office);
+    holder.awaitLine(line -> line.startsWith("/conch/v1/elect/" + office + "/"), WAIT);
+    Election a = candidate(client, Duration.ofSeconds(10), office, "a");
+    EventLog log = EventLog.of(a);
+    a.start();
+    await().atMost(WAIT).until(() -> a.state() == State.FOLLOWING);
+
+    long killed = System.nanoTime();
+    ProcessHandle.of(holder.pid()).ifPresent(ProcessHandle::destroyForcibly);
+
+    assertThat(a.awaitLeadership(WAIT)).isTrue();
+    // Not before the crashed holder's lease could have expired: its last renewal was at most
+    // TTL/3 before the kill, so at least 2 s of its 3 s TTL were left.
+    assertThat(log.firstNanos("acquired") - killed).isGreaterThan(Duration.ofSeconds(1).toNanos());
+    holder.close();
+  }
+
+  @Test
   void officesOfOneSessionShareOneLease() throws Exception {
     Client client = etcds.client(etcd.cluster());
     EtcdSession session = etcds.session(client, SessionOptions.defaults());
