@@ -325,6 +325,9 @@ public final class FencedElection implements Election {
     } catch (ConchException e) {
       log.warn("office {}: campaign failed, will retry: {}", office(), e.getMessage());
       return null;
+    } catch (RuntimeException e) {
+      log.warn("office {}: campaign failed unexpectedly, will retry", office(), e);
+      return null;
     } finally {
       synchronized (monitor) {
         campaigning = false;

@@ -104,9 +104,17 @@ final class EtcdLock implements FencedLock {
       // No ghost candidate (etcd#21128): the key goes now, or as soon as etcd answers. Before its
       // revision is known (the put timed out but may still be applied), match it by value.
       long created = rev;
-      session.ensure(
-          "withdrawing from office '" + office + "'",
-          () -> created > 0 ? deleteIf(key, created) : deleteIfValue(key, value));
+      // An interrupt (resign while campaigning) must not cut the withdrawal short.
+      boolean interrupted = Thread.interrupted();
+      try {
+        session.ensure(
+            "withdrawing from office '" + office + "'",
+            () -> created > 0 ? deleteIf(key, created) : deleteIfValue(key, value));
+      } finally {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+      }
       throw e;
     }
   }

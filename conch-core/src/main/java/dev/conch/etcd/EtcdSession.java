@@ -381,6 +381,10 @@ public final class EtcdSession implements AutoCloseable {
         }
         log.debug("{} failed, will retry: {}", what, e.getMessage());
         return false;
+      } catch (RuntimeException e) {
+        // jetcd throws directly when the client is closed: then nothing is left to retry with.
+        log.warn("{} failed: {}", what, EtcdCalls.describe(e));
+        return true;
       }
     }
   }
