@@ -384,26 +384,30 @@ public final class FencedElection implements Election {
     for (int i = started.size() - 1; i >= 0; i--) {
       runLoseHook(started.get(i), term, reason);
     }
-    lock.release(grant);
     log.info("office {}: no longer leading (token {}): {}", office(), term.token(), reason);
+    // The event goes out before the key is deleted: the work has stopped, and a release that waits
+    // on an unreachable etcd must not hold the news back.
     switch (reason) {
       case RESIGNED, CLOSED -> {
         setState(State.RESIGNED);
         events.post(new ElectionEvent.Resigned(office(), term.token()));
       }
       case TRANSFERRED -> {
-        synchronized (monitor) {
-          if (command == Command.TRANSFER) {
-            command = Command.RUN;
-          }
-          monitor.notifyAll();
-        }
         setState(State.TRANSFERRED);
         events.post(new ElectionEvent.Transferred(office(), term.token()));
       }
       default -> {
         setState(State.LOST);
         events.post(new ElectionEvent.Lost(office(), term.token(), reason));
+      }
+    }
+    lock.release(grant);
+    if (reason == LossReason.TRANSFERRED) {
+      synchronized (monitor) {
+        if (command == Command.TRANSFER) {
+          command = Command.RUN;
+        }
+        monitor.notifyAll();
       }
     }
     return reason;
