@@ -364,11 +364,10 @@ public final class FencedElection implements Election {
     LossReason reason = null;
     current = grant;
     for (LeadershipHandler handler : handlers) {
-      reason = runAcquireHook(handler, term, grant);
+      reason = runAcquireHook(handler, term, grant, started);
       if (reason != null) {
         break;
       }
-      started.add(handler);
     }
     if (reason == null) {
       leading = grant;
@@ -413,8 +412,13 @@ public final class FencedElection implements Election {
     return reason;
   }
 
-  /** Runs one acquire hook; null when it succeeded, else why leadership must end. */
-  private LossReason runAcquireHook(LeadershipHandler handler, Leadership term, Grant grant) {
+  /**
+   * Runs one acquire hook; null when it succeeded, else why leadership must end. A hook that
+   * returned normally is added to {@code started}, even when leadership ended meanwhile, so that
+   * its lose hook runs: whatever it started must be stopped.
+   */
+  private LossReason runAcquireHook(
+      LeadershipHandler handler, Leadership term, Grant grant, List<LeadershipHandler> started) {
     Future<?> hook =
         hooks.submit(
             () -> {
@@ -424,14 +428,16 @@ public final class FencedElection implements Election {
     long timeoutAt = ticker.nanoTime() + options.hookTimeout().toNanos();
     while (true) {
       LossReason ended = endOf(grant);
-      if (ended != null) {
+      boolean timedOut = ticker.nanoTime() - timeoutAt >= 0;
+      if (ended != null || timedOut) {
         hooks.abandon(hook);
-        log.warn("office {}: leadership ended ({}) while acquire hooks ran", office(), ended);
-        return ended;
-      }
-      long now = ticker.nanoTime();
-      if (now - timeoutAt >= 0) {
-        hooks.abandon(hook);
+        if (returnedNormally(hook)) {
+          started.add(handler);
+        }
+        if (ended != null) {
+          log.warn("office {}: leadership ended ({}) while acquire hooks ran", office(), ended);
+          return ended;
+        }
         log.warn(
             "office {}: acquire hook timed out after {}; stepping down",
             office(),
@@ -440,7 +446,9 @@ public final class FencedElection implements Election {
       }
       try {
         hook.get(
-            Math.min(timeoutAt - now, TimeUnit.MILLISECONDS.toNanos(50)), TimeUnit.NANOSECONDS);
+            Math.min(timeoutAt - ticker.nanoTime(), TimeUnit.MILLISECONDS.toNanos(50)),
+            TimeUnit.NANOSECONDS);
+        started.add(handler);
         return null;
       } catch (TimeoutException e) {
         // Not done yet: look at the grant and the clock again.
@@ -449,8 +457,26 @@ public final class FencedElection implements Election {
         return LossReason.ACQUIRE_FAILED;
       } catch (InterruptedException e) {
         hooks.abandon(hook);
+        if (returnedNormally(hook)) {
+          started.add(handler);
+        }
         return LossReason.CLOSED;
       }
+    }
+  }
+
+  private static boolean returnedNormally(Future<?> hook) {
+    if (!hook.isDone() || hook.isCancelled()) {
+      return false;
+    }
+    try {
+      hook.get(0, TimeUnit.NANOSECONDS);
+      return true;
+    } catch (ExecutionException | TimeoutException | java.util.concurrent.CancellationException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
     }
   }
 

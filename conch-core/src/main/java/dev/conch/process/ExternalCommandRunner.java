@@ -1,0 +1,321 @@
+package dev.conch.process;
+
+import dev.conch.Durations;
+import dev.conch.Election;
+import dev.conch.ElectionOptions;
+import dev.conch.InvalidArgumentException;
+import dev.conch.Ticker;
+import java.io.File;
+import java.lang.ProcessBuilder.Redirect;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.LongBinaryOperator;
+import java.util.function.UnaryOperator;
+
+/**
+ * Runs a command only while this candidate leads an office: {@code conch elect ... -- cmd} and the
+ * {@code ExternalCommandRunner} bean.
+ *
+ * <p>It campaigns; on winning it runs the on-acquire hook, then starts the command in a process
+ * group of its own with {@code CONCH_NAME}, {@code CONCH_REV} (the fencing token) and {@code
+ * CONCH_LEASE} (plus {@code ETCD_LOCK_REV}, and {@code ETCD_LOCK_KEY} when the election name is
+ * known) added to the parent's environment. When leadership ends for any reason, the command's
+ * whole group gets SIGTERM, SIGKILL after kill-after, before the lease could expire; then the
+ * on-lose hook runs. Without restart the result is then {@link ExitCodes#LOST}; a command that
+ * exits on its own makes the runner resign (the next candidate leads at once) and its exit code is
+ * the result. With restart the runner backs off (from 1 s up to 30 s, decorrelated jitter, reset
+ * once a command lived 60 s), campaigns and runs the command again, forever. A failing or timed-out
+ * on-acquire hook gives the office up and campaigns again after the same back-off, in both modes.
+ * The wait time bounds only the time until the command first starts.
+ */
+public final class ExternalCommandRunner implements AutoCloseable {
+
+  /** Default {@link Builder#killAfter}: 5 s. */
+  public static final Duration DEFAULT_KILL_AFTER = Duration.ofSeconds(5);
+
+  /** Default {@link Builder#hookTimeout}: 30 s. */
+  public static final Duration DEFAULT_HOOK_TIMEOUT = Duration.ofSeconds(30);
+
+  /** Default first back-off delay before campaigning again: 1 s. */
+  public static final Duration DEFAULT_BACKOFF_INITIAL = Duration.ofSeconds(1);
+
+  /** Default longest back-off delay: 30 s. */
+  public static final Duration DEFAULT_BACKOFF_MAX = Duration.ofSeconds(30);
+
+  /** Default life of a command after which the back-off starts again from its first delay: 60 s. */
+  public static final Duration DEFAULT_BACKOFF_RESET = Duration.ofSeconds(60);
+
+  /**
+   * Added to kill-after to give the election's stop timeout: time to start the stop and send
+   * SIGKILL. The election drops leadership that long (plus its safety margin) before the lease
+   * deadline, so the command is dead before any successor could start.
+   */
+  public static final Duration STOP_SLACK = Duration.ofMillis(500);
+
+  private final Supervisor supervisor;
+
+  private ExternalCommandRunner(Supervisor supervisor) {
+    this.supervisor = supervisor;
+  }
+
+  /**
+   * A builder for a runner on {@code office}, whose election {@code elections} creates from the
+   * options the runner computes (e.g. {@code session::election} or {@code offices::election}).
+   */
+  public static Builder builder(String office, Function<ElectionOptions, Election> elections) {
+    return new Builder(office, elections);
+  }
+
+  /**
+   * Joins the election and returns at once; the runner works on a thread of its own.
+   *
+   * @throws IllegalStateException when already started or stopped
+   */
+  public void start() {
+    supervisor.start();
+  }
+
+  /**
+   * Waits until the runner finishes and returns its result: the command's exit code, or one of
+   * {@link ExitCodes}. With restart it finishes only when stopped.
+   *
+   * @throws IllegalStateException when neither started nor stopped
+   */
+  public int awaitExit() throws InterruptedException {
+    while (true) {
+      OptionalInt result = supervisor.awaitExit(Duration.ofSeconds(1));
+      if (result.isPresent()) {
+        return result.getAsInt();
+      }
+    }
+  }
+
+  /**
+   * Waits at most {@code timeout} for the runner to finish.
+   *
+   * @return its result, or empty when it still runs
+   * @throws IllegalStateException when neither started nor stopped
+   */
+  public OptionalInt awaitExit(Duration timeout) throws InterruptedException {
+    return supervisor.awaitExit(timeout);
+  }
+
+  /**
+   * Stops the runner as a loss would (the command's group gets SIGTERM, then SIGKILL after
+   * kill-after; on-lose runs), then resigns so the next candidate leads at once. The result is then
+   * {@link ExitCodes#STOPPED}, unless the runner had already finished. Idempotent; returns when
+   * done, bounded by the kill-after and hook timeouts.
+   */
+  public void stop() {
+    supervisor.stop();
+  }
+
+  /** The pid of the command (also its process group id) while it runs. */
+  public Optional<Long> childPid() {
+    return supervisor.childPid();
+  }
+
+  /** Stops the runner ({@link #stop()}) and closes its election. */
+  @Override
+  public void close() {
+    supervisor.stop();
+  }
+
+  /** Settings of a runner; {@link #build()} checks them all. */
+  public static final class Builder {
+
+    private final String office;
+    private final Function<ElectionOptions, Election> elections;
+    private List<String> command;
+    private boolean restart;
+    private Duration killAfter = DEFAULT_KILL_AFTER;
+    private String onAcquire;
+    private String onLose;
+    private Duration hookTimeout = DEFAULT_HOOK_TIMEOUT;
+    private Duration waitFor;
+    private UnaryOperator<ElectionOptions> customizer = UnaryOperator.identity();
+    private Map<String, String> environment = Map.of();
+    private String electionName;
+    private Redirect input = Redirect.from(new File("/dev/null"));
+    private Redirect output = Redirect.INHERIT;
+    private Redirect error = Redirect.INHERIT;
+    private Ticker ticker = Ticker.SYSTEM;
+    private LongBinaryOperator random;
+    private Duration backoffInitial = DEFAULT_BACKOFF_INITIAL;
+    private Duration backoffMax = DEFAULT_BACKOFF_MAX;
+    private Duration backoffReset = DEFAULT_BACKOFF_RESET;
+    private Consumer<Duration> backoffObserver;
+
+    private Builder(String office, Function<ElectionOptions, Election> elections) {
+      this.office = office;
+      this.elections = elections;
+    }
+
+    /** The command and its arguments (required): exec'd directly, no shell, in its own group. */
+    public Builder command(List<String> argv) {
+      this.command = argv;
+      return this;
+    }
+
+    /** Whether to campaign and run the command again after it ends or leadership is lost. */
+    public Builder restart(boolean restart) {
+      this.restart = restart;
+      return this;
+    }
+
+    /** How long the command's group may take to exit after SIGTERM before SIGKILL (5 s). */
+    public Builder killAfter(Duration killAfter) {
+      this.killAfter = killAfter;
+      return this;
+    }
+
+    /** A shell command ({@code sh -c}) run on winning, before the command; none by default. */
+    public Builder onAcquire(String shellCommand) {
+      this.onAcquire = shellCommand;
+      return this;
+    }
+
+    /** A shell command ({@code sh -c}) run after the command stopped; none by default. */
+    public Builder onLose(String shellCommand) {
+      this.onLose = shellCommand;
+      return this;
+    }
+
+    /** How long each hook may run before its group is stopped (30 s). */
+    public Builder hookTimeout(Duration hookTimeout) {
+      this.hookTimeout = hookTimeout;
+      return this;
+    }
+
+    /**
+     * How long to campaign before the command first starts: {@code null} (the default) waits
+     * forever, {@link Duration#ZERO} gives up at once when another candidate leads.
+     */
+    public Builder waitFor(Duration waitFor) {
+      this.waitFor = waitFor;
+      return this;
+    }
+
+    /**
+     * Adjusts the election options (candidate id, gate, ...). The runner raises the stop timeout to
+     * kill-after + {@link #STOP_SLACK} and the hook timeout to cover its hooks and stops.
+     */
+    public Builder electionOptions(UnaryOperator<ElectionOptions> customizer) {
+      this.customizer = customizer;
+      return this;
+    }
+
+    /** Variables added to the parent's environment for the command and hooks. */
+    public Builder environment(Map<String, String> extra) {
+      this.environment = extra;
+      return this;
+    }
+
+    /**
+     * The etcd election name ({@code prefix + office}), so that {@code ETCD_LOCK_KEY} can be set to
+     * the leader's key as {@code etcdctl lock} does; not set by default.
+     */
+    public Builder electionName(String name) {
+      this.electionName = name;
+      return this;
+    }
+
+    /** Where the command's and hooks' standard output goes (passed through by default). */
+    public Builder redirectOutput(Redirect output) {
+      this.output = output;
+      return this;
+    }
+
+    /** Where the command's and hooks' standard error goes (passed through by default). */
+    public Builder redirectError(Redirect error) {
+      this.error = error;
+      return this;
+    }
+
+    /** Where the command reads standard input from ({@code /dev/null} by default). */
+    public Builder redirectInput(Redirect input) {
+      this.input = input;
+      return this;
+    }
+
+    /** The clock that measures how long a command lived, for the back-off reset (tests). */
+    public Builder ticker(Ticker ticker) {
+      this.ticker = ticker;
+      return this;
+    }
+
+    /** The random draws of the back-off, inclusive bounds in nanoseconds (tests). */
+    public Builder random(LongBinaryOperator random) {
+      this.random = random;
+      return this;
+    }
+
+    /** The back-off: first delay, largest delay, and the life that resets it (1 s, 30 s, 60 s). */
+    public Builder backoff(Duration initial, Duration max, Duration resetAfter) {
+      this.backoffInitial = initial;
+      this.backoffMax = max;
+      this.backoffReset = resetAfter;
+      return this;
+    }
+
+    /** Told each back-off delay as it is chosen (tests). */
+    Builder backoffObserver(Consumer<Duration> observer) {
+      this.backoffObserver = observer;
+      return this;
+    }
+
+    /**
+     * Checks every setting and creates the election (nothing runs before {@link #start()}).
+     *
+     * @throws InvalidArgumentException naming the setting, the value and what is accepted; also
+     *     when kill-after cannot fit before the lease deadline of the election's session
+     */
+    public ExternalCommandRunner build() {
+      RunnerSettings settings =
+          new RunnerSettings(
+              office,
+              command,
+              restart,
+              killAfter,
+              onAcquire,
+              onLose,
+              hookTimeout,
+              waitFor,
+              environment,
+              electionName,
+              input,
+              output,
+              error,
+              ticker,
+              random,
+              backoffInitial,
+              backoffMax,
+              backoffReset,
+              backoffObserver);
+      Objects.requireNonNull(elections, "elections");
+      ElectionOptions options = settings.electionOptions(customizer);
+      Election election;
+      try {
+        election = Objects.requireNonNull(elections.apply(options), "elections returned null");
+      } catch (InvalidArgumentException e) {
+        if (!"stop-timeout".equals(e.name())) {
+          throw e;
+        }
+        throw new InvalidArgumentException(
+            "kill-after",
+            Durations.format(settings.killAfter()),
+            "kill-after + "
+                + Durations.format(STOP_SLACK)
+                + " is the election's stop timeout, which does not fit: "
+                + e.accepted());
+      }
+      return new ExternalCommandRunner(new Supervisor(settings, options, election));
+    }
+  }
+}

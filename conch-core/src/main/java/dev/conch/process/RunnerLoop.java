@@ -1,0 +1,278 @@
+package dev.conch.process;
+
+import dev.conch.Backoff;
+import dev.conch.Durations;
+import dev.conch.Election;
+import dev.conch.ElectionClosedException;
+import dev.conch.ElectionEvent;
+import dev.conch.EtcdUnavailableException;
+import dev.conch.LossReason;
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The decisions of one runner, made on one thread ({@code conch-runner-<office>}): when to
+ * campaign, back off, resign, give up or finish. The work itself is started and stopped by {@link
+ * Term} on the election's hook thread, in step with each transition; it reports here through the
+ * queue of {@link Signal}s, as do the command's exit, the election's events and a stop.
+ */
+final class RunnerLoop {
+
+  private static final Logger log = LoggerFactory.getLogger(ExternalCommandRunner.class);
+
+  /** The longest single wait of the loop: nothing waits unbounded. */
+  private static final long TICK_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  /** How soon to look again at a give-up deferred by an acquire under way. */
+  private static final long RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+  private enum Phase {
+    CAMPAIGNING,
+    RUNNING,
+    BACKING_OFF
+  }
+
+  private final RunnerSettings settings;
+  private final Election election;
+  private final Term term;
+  private final BlockingQueue<Signal> signals;
+  private final Completion completion;
+  private final Backoff backoff;
+
+  private Phase phase = Phase.CAMPAIGNING;
+  private long deadline;
+  private boolean everStarted;
+  private long resumeAt;
+  private int campaigns;
+  private boolean givingUp;
+
+  RunnerLoop(
+      RunnerSettings settings,
+      Election election,
+      Term term,
+      BlockingQueue<Signal> signals,
+      Completion completion) {
+    this.settings = settings;
+    this.election = election;
+    this.term = term;
+    this.signals = signals;
+    this.completion = completion;
+    this.backoff =
+        settings.random() == null
+            ? new Backoff(settings.backoffInitial(), settings.backoffCap())
+            : new Backoff(settings.backoffInitial(), settings.backoffCap(), settings.random());
+  }
+
+  /** Campaigns and decides until the result is decided; the caller releases everything. */
+  void run() {
+    try {
+      if (settings.waitFor() != null) {
+        deadline = System.nanoTime() + settings.waitFor().toNanos();
+      }
+      campaign();
+      while (!completion.isDecided()) {
+        Signal signal = signals.poll(nextWait(), TimeUnit.NANOSECONDS);
+        if (signal != null) {
+          handle(signal);
+        }
+        if (!completion.isDecided()) {
+          checkTimers();
+        }
+      }
+    } catch (InterruptedException e) {
+      shutDown(ExitCodes.STOPPED);
+    } catch (RuntimeException | Error e) {
+      log.error("office {}: runner failed; stopping the command", settings.office(), e);
+      shutDown(ExitCodes.LOST);
+    }
+  }
+
+  private long nextWait() {
+    long wait = TICK_NANOS;
+    long now = System.nanoTime();
+    if (phase == Phase.BACKING_OFF) {
+      wait = Math.min(wait, resumeAt - now);
+    }
+    if (givingUp) {
+      wait = Math.min(wait, RECHECK_NANOS);
+    } else if (waiting()) {
+      wait = Math.min(wait, deadline - now);
+    }
+    return Math.max(0, wait);
+  }
+
+  /**
+   * Whether a bounded wait for the first start is still on. Not waiting at all is not a deadline
+   * but a rule on events: give up as soon as the first campaign does not win.
+   */
+  private boolean waiting() {
+    return settings.waitFor() != null && !settings.nonblocking() && !everStarted;
+  }
+
+  private void checkTimers() {
+    long now = System.nanoTime();
+    if (givingUp || (waiting() && now - deadline >= 0)) {
+      giveUp();
+    } else if (phase == Phase.BACKING_OFF && now - resumeAt >= 0) {
+      campaign();
+    }
+  }
+
+  private void handle(Signal signal) {
+    if (signal instanceof Signal.Stop) {
+      shutDown(ExitCodes.STOPPED);
+    } else if (signal instanceof Signal.ChildStarted) {
+      phase = Phase.RUNNING;
+      everStarted = true;
+      givingUp = false;
+    } else if (signal instanceof Signal.ChildExited exited) {
+      childExited(exited.child());
+    } else if (signal instanceof Signal.TermEnded ended) {
+      termEnded(ended.child(), ended.reason());
+    } else if (signal instanceof Signal.AcquireFailed failed) {
+      acquireFailed(failed.why());
+    } else if (signal instanceof Signal.Observed observed) {
+      observed(observed.event());
+    }
+  }
+
+  private void childExited(Child child) {
+    if (!child.handle()) {
+      return;
+    }
+    int code = child.group().process().exitValue();
+    log.info(
+        "office {}: command (pid {}) exited with code {}; resigning",
+        settings.office(),
+        child.group().pid(),
+        code);
+    // The resign runs on-lose (lost(RESIGNED)) and deletes the key: the next candidate leads now.
+    resign();
+    if (settings.restart()) {
+      backOff(child);
+    } else {
+      finish(code);
+    }
+  }
+
+  private void termEnded(Child child, LossReason reason) {
+    if (!child.handle()) {
+      return;
+    }
+    if (reason.isVoluntary()) {
+      // Not asked for by this runner: its election was resigned or closed under it (a session
+      // closed at shutdown).
+      log.info("office {}: election {} under the runner; stopping", settings.office(), reason);
+      finish(ExitCodes.STOPPED);
+    } else if (!settings.restart()) {
+      log.warn("office {}: leadership lost ({}); command stopped", settings.office(), reason);
+      finish(ExitCodes.LOST);
+    } else {
+      log.warn("office {}: leadership lost ({}); command stopped", settings.office(), reason);
+      resign();
+      backOff(child);
+    }
+  }
+
+  private void acquireFailed(String why) {
+    log.warn("office {}: {}; command not started, office given up", settings.office(), why);
+    resign();
+    if (settings.nonblocking() && !everStarted) {
+      finish(ExitCodes.WAIT_EXPIRED);
+    } else {
+      backOff(null);
+    }
+  }
+
+  private void observed(ElectionEvent event) {
+    if (event instanceof ElectionEvent.Lost lost) {
+      term.endOrphan(lost.token(), lost.reason());
+    } else if (event instanceof ElectionEvent.Resigned resigned) {
+      term.endOrphan(resigned.token(), LossReason.RESIGNED);
+    } else if (event instanceof ElectionEvent.Transferred moved) {
+      term.endOrphan(moved.token(), LossReason.TRANSFERRED);
+    }
+    if (!settings.nonblocking() || everStarted || phase != Phase.CAMPAIGNING) {
+      return;
+    }
+    // Not waiting: someone ahead, a refusal, or a first campaign that failed means give up.
+    if (event instanceof ElectionEvent.Following
+        || event instanceof ElectionEvent.Denied
+        || event instanceof ElectionEvent.Lost
+        || (event instanceof ElectionEvent.Campaigning && ++campaigns > 1)) {
+      giveUp();
+    }
+  }
+
+  private void campaign() {
+    term.accept();
+    campaigns = 0;
+    phase = Phase.CAMPAIGNING;
+    try {
+      election.start();
+    } catch (ElectionClosedException e) {
+      log.info("office {}: election closed under the runner; stopping", settings.office());
+      finish(ExitCodes.STOPPED);
+    }
+  }
+
+  private void backOff(Child child) {
+    long lived = child == null ? 0 : settings.ticker().nanoTime() - child.startedAt();
+    if (child != null && lived >= settings.backoffReset().toNanos()) {
+      backoff.reset();
+    }
+    Duration delay = backoff.next();
+    if (settings.backoffObserver() != null) {
+      settings.backoffObserver().accept(delay);
+    }
+    log.info("office {}: campaigning again in {}", settings.office(), Durations.format(delay));
+    phase = Phase.BACKING_OFF;
+    resumeAt = System.nanoTime() + delay.toNanos();
+  }
+
+  /** The wait ran out: leave the election; 69 when etcd cannot even be read, else 75. */
+  private void giveUp() {
+    if (!term.refuseUnlessAcquiring()) {
+      givingUp = true; // an acquire under way decides: the command starts, or it failed
+      return;
+    }
+    givingUp = false;
+    election.resign();
+    int code = ExitCodes.WAIT_EXPIRED;
+    try {
+      election.leader();
+    } catch (EtcdUnavailableException e) {
+      code = ExitCodes.UNAVAILABLE;
+      log.warn("office {}: etcd unavailable: {}", settings.office(), e.getMessage());
+    }
+    log.warn(
+        "office {}: not leading {}; giving up",
+        settings.office(),
+        settings.nonblocking() ? "at once" : "within " + Durations.format(settings.waitFor()));
+    finish(code);
+  }
+
+  private void shutDown(int code) {
+    log.info("office {}: stopping the runner", settings.office());
+    resign();
+    term.awaitAcquires(settings.killAfter().plus(ProcessGroup.KILL_WAIT).plusSeconds(1));
+    finish(code);
+  }
+
+  /** Leaves the election: lost(RESIGNED) stops the command and runs on-lose before the key goes. */
+  private void resign() {
+    term.refuse();
+    election.resign();
+    // A command whose lose hook was not called (an acquire given up as it returned) stops here.
+    term.endCurrent(LossReason.RESIGNED);
+  }
+
+  private void finish(int code) {
+    if (completion.decide(code)) {
+      log.info("office {}: runner finished with {}", settings.office(), code);
+    }
+  }
+}
