@@ -1,0 +1,184 @@
+package dev.conch.spring.boot.autoconfigure;
+
+import dev.conch.Election;
+import dev.conch.InvalidArgumentException;
+import dev.conch.etcd.EtcdClients;
+import dev.conch.etcd.EtcdSession;
+import dev.conch.etcd.SessionOptions;
+import dev.conch.local.LocalOffices;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
+
+/**
+ * {@link EnableAutoConfiguration Auto-configuration} for conch: an etcd {@link Client}, one shared
+ * {@link EtcdSession}, an {@link Election} bean per configured office, {@link OnLeadership} hooks,
+ * leadership {@link LeadershipEvent events}, and campaigning from context start to context stop.
+ * With {@code conch.standalone=true} offices are elected in memory instead, and always won.
+ */
+@AutoConfiguration(after = SslAutoConfiguration.class)
+@ConditionalOnClass({Election.class, Client.class})
+@ConditionalOnBooleanProperty(name = "conch.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(ConchProperties.class)
+public final class ConchAutoConfiguration {
+
+  private static final Log logger = LogFactory.getLog(ConchAutoConfiguration.class);
+
+  @Bean
+  static OnLeadershipAnnotationBeanPostProcessor conchOnLeadershipAnnotationBeanPostProcessor() {
+    return new OnLeadershipAnnotationBeanPostProcessor();
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  Elections conchElections(
+      ObjectProvider<Election> elections,
+      ObjectProvider<ElectionFactory> factory,
+      Environment environment) {
+    ElectionFactory creator = factory.getIfAvailable();
+    return new Elections(
+        elections.orderedStream().toList(),
+        ConfiguredOffices.of(environment).defaultOffice(),
+        (creator != null) ? creator::create : null);
+  }
+
+  @Bean
+  ConchLifecycle conchLifecycle(
+      Elections elections,
+      OnLeadershipAnnotationBeanPostProcessor methods,
+      ApplicationEventPublisher eventPublisher) {
+    return new ConchLifecycle(elections, methods, eventPublisher);
+  }
+
+  /** Elections in etcd, the default. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnBooleanProperty(
+      name = "conch.standalone",
+      havingValue = false,
+      matchIfMissing = true)
+  static class EtcdConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean(EtcdConnectionDetails.class)
+    PropertiesEtcdConnectionDetails etcdConnectionDetails(
+        ConchProperties properties, ObjectProvider<SslBundles> sslBundles) {
+      return new PropertiesEtcdConnectionDetails(properties.getEtcd(), sslBundles.getIfAvailable());
+    }
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    Client etcdClient(
+        EtcdConnectionDetails connectionDetails,
+        ConchProperties properties,
+        ObjectProvider<EtcdClientBuilderCustomizer> customizers) {
+      Duration timeout = sessionOptions(properties).timeout();
+      List<URI> endpoints = connectionDetails.getEndpoints();
+      SslBundle sslBundle = connectionDetails.getSslBundle();
+      boolean tls = sslBundle != null || endpoints.stream().anyMatch(EtcdConfiguration::isHttps);
+      if (tls && !endpoints.stream().allMatch(EtcdConfiguration::isHttps)) {
+        throw new InvalidArgumentException(
+            "conch.etcd.endpoints",
+            endpoints.stream().map(URI::toString).collect(Collectors.joining(",")),
+            "only https:// URLs when TLS is on (conch.etcd.ssl.bundle is set or an endpoint is"
+                + " https://): every connection to etcd uses the same TLS settings");
+      }
+      ClientBuilder builder =
+          EtcdClients.withCredentials(
+              EtcdClients.builder(endpoints, timeout),
+              connectionDetails.getUsername(),
+              connectionDetails.getPassword());
+      ClientBuilder configured =
+          tls ? EtcdClients.withTls(builder, EtcdSslContexts.forClient(sslBundle)) : builder;
+      customizers.orderedStream().forEach(customizer -> customizer.customize(configured));
+      return configured.build();
+    }
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    EtcdSession etcdSession(Client etcdClient, ConchProperties properties) {
+      return EtcdSession.open(etcdClient, sessionOptions(properties));
+    }
+
+    @Bean(ElectionFactory.BEAN_NAME)
+    ElectionFactory conchElectionFactory(
+        EtcdSession etcdSession, ConchProperties properties, Environment environment) {
+      return new ElectionFactory(
+          properties, ConfiguredOffices.of(environment), etcdSession::election);
+    }
+
+    /** The session options conch.* describe, each refusal naming its property. */
+    static SessionOptions sessionOptions(ConchProperties properties) {
+      Map<String, String> names =
+          Map.of(
+              "prefix", "conch.etcd.prefix",
+              "ttl", "conch.ttl",
+              "renew-interval", "conch.renew-interval",
+              "timeout", "conch.etcd.timeout");
+      return ConchChecks.check(
+          names,
+          () -> {
+            SessionOptions options =
+                SessionOptions.defaults()
+                    .withPrefix(properties.getEtcd().getPrefix())
+                    .withTtl(properties.getTtl())
+                    .withTimeout(properties.getEtcd().getTimeout());
+            Duration renewInterval = properties.getRenewInterval();
+            return (renewInterval != null) ? options.withRenewInterval(renewInterval) : options;
+          });
+    }
+
+    private static boolean isHttps(URI endpoint) {
+      return "https".equals(endpoint.getScheme());
+    }
+  }
+
+  /** Elections in memory, on explicit request only: this instance always leads. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnBooleanProperty("conch.standalone")
+  static class StandaloneConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    LocalOffices conchLocalOffices() {
+      return new LocalOffices();
+    }
+
+    @Bean(ElectionFactory.BEAN_NAME)
+    ElectionFactory conchElectionFactory(
+        LocalOffices localOffices, ConchProperties properties, Environment environment) {
+      logger.warn(
+          "conch.standalone=true: offices are elected IN MEMORY, not in etcd. This instance leads"
+              + " every office it campaigns for and nothing is fenced against other instances."
+              + " For local runs only; never in production.");
+      return new ElectionFactory(
+          properties, ConfiguredOffices.of(environment), localOffices::election);
+    }
+  }
+
+  /** An Election bean per configured office, unless the application defines its own. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnMissingBean(Election.class)
+  @Import(ElectionsRegistrar.class)
+  static class ElectionBeansConfiguration {}
+}

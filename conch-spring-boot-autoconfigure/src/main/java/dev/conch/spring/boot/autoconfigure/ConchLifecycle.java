@@ -1,0 +1,180 @@
+package dev.conch.spring.boot.autoconfigure;
+
+import dev.conch.Election;
+import dev.conch.InvalidArgumentException;
+import dev.conch.LeadershipHandler;
+import dev.conch.State;
+import dev.conch.spring.boot.autoconfigure.OnLeadership.Transition;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Joins every election once the context has started, and resigns from each when it stops, so that
+ * another instance takes over at once instead of after the lease TTL. Before that, it gives each
+ * election its {@code @OnLeadership} methods and its event publisher.
+ *
+ * <p>Its phase makes it start after the web server and stop before it: this instance campaigns only
+ * when it can serve, and hands its offices over before it drains requests. Resigning runs the lose
+ * hooks while every bean is still alive; the session and the etcd client are closed later, when the
+ * context destroys its beans.
+ */
+final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton {
+
+  /** Later than the web server's start and graceful shutdown phases. */
+  static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 512;
+
+  /** How long a resignation may take to reach the application's listeners on shutdown. */
+  private static final Duration DELIVERY_TIMEOUT = Duration.ofSeconds(2);
+
+  private static final Log logger = LogFactory.getLog(ConchLifecycle.class);
+
+  private final Elections elections;
+
+  private final OnLeadershipAnnotationBeanPostProcessor methods;
+
+  private final ApplicationEventPublisher eventPublisher;
+
+  private final Map<Election, ElectionEventPublisher> publishers = new LinkedHashMap<>();
+
+  private volatile boolean running;
+
+  // Guarded by this.
+  private boolean wired;
+
+  ConchLifecycle(
+      Elections elections,
+      OnLeadershipAnnotationBeanPostProcessor methods,
+      ApplicationEventPublisher eventPublisher) {
+    this.elections = elections;
+    this.methods = methods;
+    this.eventPublisher = eventPublisher;
+  }
+
+  /** Gives each election its hooks and publisher, once every singleton has been seen. */
+  @Override
+  public synchronized void afterSingletonsInstantiated() {
+    if (this.wired) {
+      return;
+    }
+    this.wired = true;
+    Map<Election, List<LeadershipMethod>> byElection = new LinkedHashMap<>();
+    for (LeadershipMethod method : this.methods.methods()) {
+      Election election = this.elections.getOrCreate(officeOf(method));
+      byElection.computeIfAbsent(election, e -> new ArrayList<>()).add(method);
+    }
+    if (this.elections.all().isEmpty()) {
+      throw new InvalidArgumentException(
+          "conch.office",
+          null,
+          "an office to campaign for: set conch.office or spring.application.name, add"
+              + " conch.offices.<office>.*, annotate a method with @OnLeadership, or set"
+              + " conch.enabled=false");
+    }
+    for (Election election : this.elections.all()) {
+      ElectionEventPublisher publisher = new ElectionEventPublisher(election, this.eventPublisher);
+      // First, so that it knows the term before any hook or event of it.
+      election.addHandler(publisher);
+      register(election, byElection.getOrDefault(election, List.of()));
+      election.addListener(publisher);
+      this.publishers.put(election, publisher);
+    }
+  }
+
+  /**
+   * Registers the methods of one office. The core runs lose hooks in the reverse order of their
+   * registration, so lose methods go first and backwards: then both transitions run in
+   * {@code @Order}, and every lose method runs even when a later acquire method failed.
+   */
+  private static void register(Election election, List<LeadershipMethod> methods) {
+    List<LeadershipHandler> handlers = new ArrayList<>();
+    methods.stream()
+        .filter(m -> m.on() == Transition.LOST)
+        .sorted(LeadershipMethod.EXECUTION_ORDER.reversed())
+        .forEach(handlers::add);
+    methods.stream()
+        .filter(m -> m.on() == Transition.ACQUIRED)
+        .sorted(LeadershipMethod.EXECUTION_ORDER)
+        .forEach(handlers::add);
+    handlers.forEach(election::addHandler);
+  }
+
+  private String officeOf(LeadershipMethod method) {
+    if (!method.office().isEmpty()) {
+      return method.office();
+    }
+    return this.elections
+        .defaultOffice()
+        .orElseThrow(
+            () ->
+                new InvalidArgumentException(
+                    "conch.office",
+                    null,
+                    "the office of "
+                        + method
+                        + ", which names none: set conch.office or spring.application.name,"
+                        + " or name the office in the annotation"));
+  }
+
+  @Override
+  public synchronized void start() {
+    if (this.running) {
+      return;
+    }
+    // With lazy initialization this bean may have missed the callback.
+    afterSingletonsInstantiated();
+    for (Election election : this.elections.all()) {
+      election.start();
+    }
+    this.running = true;
+    logger.info("Campaigning for offices " + this.elections.offices());
+  }
+
+  @Override
+  public synchronized void stop() {
+    if (!this.running) {
+      return;
+    }
+    this.running = false;
+    List<Election> all = new ArrayList<>(this.elections.all());
+    Collections.reverse(all);
+    for (Election election : all) {
+      ElectionEventPublisher publisher = this.publishers.get(election);
+      long before = (publisher != null) ? publisher.resignations() : 0;
+      boolean joined = election.state() != State.RESIGNED && election.state() != State.CLOSED;
+      election.resign();
+      if (publisher != null && joined) {
+        awaitDelivery(publisher, before, election);
+      }
+    }
+  }
+
+  private static void awaitDelivery(
+      ElectionEventPublisher publisher, long before, Election election) {
+    try {
+      if (!publisher.awaitResignation(before, DELIVERY_TIMEOUT)) {
+        logger.debug("Resignation from " + election.office() + " not delivered in time");
+      }
+    } catch (InterruptedException ex) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public boolean isRunning() {
+    return this.running;
+  }
+
+  @Override
+  public int getPhase() {
+    return PHASE;
+  }
+}

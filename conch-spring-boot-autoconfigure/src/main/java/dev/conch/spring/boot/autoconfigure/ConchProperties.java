@@ -1,0 +1,302 @@
+package dev.conch.spring.boot.autoconfigure;
+
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.convert.DurationUnit;
+
+/**
+ * Configuration properties for conch: which offices this instance campaigns for, how it holds its
+ * lease in etcd, and how long its hooks may take.
+ */
+@ConfigurationProperties("conch")
+public class ConchProperties {
+
+  /** Whether to enable conch's auto-configuration. */
+  private boolean enabled = true;
+
+  /** Whether to elect in memory, without etcd: this instance always leads (local runs only). */
+  private boolean standalone;
+
+  /** Office this instance campaigns for; defaults to spring.application.name. */
+  private @Nullable String office;
+
+  /** Lease TTL shared by every office of this instance: whole seconds, at least 2s. */
+  @DurationUnit(ChronoUnit.SECONDS)
+  private Duration ttl = Duration.ofSeconds(10);
+
+  /** How often the lease is renewed while all is well; defaults to a third of the TTL. */
+  private @Nullable Duration renewInterval;
+
+  /** How long each @OnLeadership method may run. */
+  private Duration hookTimeout = Duration.ofSeconds(30);
+
+  /** Time needed to stop a leader's work; leadership is dropped this much before the lease ends. */
+  private Duration stopTimeout = Duration.ofSeconds(1);
+
+  /** Time kept free before the lease deadline for scheduling delays and clock drift. */
+  private Duration safetyMargin = Duration.ofMillis(500);
+
+  /** How many election events may wait for slow listeners before new ones are dropped. */
+  private int eventBuffer = 16;
+
+  /** Per-office overrides, by office name; each office named here gets an Election bean. */
+  private final Map<String, Office> offices = new LinkedHashMap<>();
+
+  private final Candidate candidate = new Candidate();
+
+  private final Retry retry = new Retry();
+
+  private final Etcd etcd = new Etcd();
+
+  public boolean isEnabled() {
+    return this.enabled;
+  }
+
+  public void setEnabled(boolean enabled) {
+    this.enabled = enabled;
+  }
+
+  public boolean isStandalone() {
+    return this.standalone;
+  }
+
+  public void setStandalone(boolean standalone) {
+    this.standalone = standalone;
+  }
+
+  public @Nullable String getOffice() {
+    return this.office;
+  }
+
+  public void setOffice(@Nullable String office) {
+    this.office = office;
+  }
+
+  public Duration getTtl() {
+    return this.ttl;
+  }
+
+  public void setTtl(Duration ttl) {
+    this.ttl = ttl;
+  }
+
+  public @Nullable Duration getRenewInterval() {
+    return this.renewInterval;
+  }
+
+  public void setRenewInterval(@Nullable Duration renewInterval) {
+    this.renewInterval = renewInterval;
+  }
+
+  public Duration getHookTimeout() {
+    return this.hookTimeout;
+  }
+
+  public void setHookTimeout(Duration hookTimeout) {
+    this.hookTimeout = hookTimeout;
+  }
+
+  public Duration getStopTimeout() {
+    return this.stopTimeout;
+  }
+
+  public void setStopTimeout(Duration stopTimeout) {
+    this.stopTimeout = stopTimeout;
+  }
+
+  public Duration getSafetyMargin() {
+    return this.safetyMargin;
+  }
+
+  public void setSafetyMargin(Duration safetyMargin) {
+    this.safetyMargin = safetyMargin;
+  }
+
+  public int getEventBuffer() {
+    return this.eventBuffer;
+  }
+
+  public void setEventBuffer(int eventBuffer) {
+    this.eventBuffer = eventBuffer;
+  }
+
+  public Map<String, Office> getOffices() {
+    return this.offices;
+  }
+
+  public Candidate getCandidate() {
+    return this.candidate;
+  }
+
+  public Retry getRetry() {
+    return this.retry;
+  }
+
+  public Etcd getEtcd() {
+    return this.etcd;
+  }
+
+  /** Overrides for one office; what is not set here comes from the conch.* defaults. */
+  public static class Office {
+
+    /** How long each @OnLeadership method of this office may run. */
+    private @Nullable Duration hookTimeout;
+
+    /** How long this instance needs to stop the work of this office on loss. */
+    private @Nullable Duration stopTimeout;
+
+    /** Time kept free before the lease deadline for this office. */
+    private @Nullable Duration safetyMargin;
+
+    public @Nullable Duration getHookTimeout() {
+      return this.hookTimeout;
+    }
+
+    public void setHookTimeout(@Nullable Duration hookTimeout) {
+      this.hookTimeout = hookTimeout;
+    }
+
+    public @Nullable Duration getStopTimeout() {
+      return this.stopTimeout;
+    }
+
+    public void setStopTimeout(@Nullable Duration stopTimeout) {
+      this.stopTimeout = stopTimeout;
+    }
+
+    public @Nullable Duration getSafetyMargin() {
+      return this.safetyMargin;
+    }
+
+    public void setSafetyMargin(@Nullable Duration safetyMargin) {
+      this.safetyMargin = safetyMargin;
+    }
+  }
+
+  /** Who this instance is in every office. */
+  public static class Candidate {
+
+    /** Candidate id stored in the holder value, unique per instance; defaults to host:pid. */
+    private @Nullable String id;
+
+    public @Nullable String getId() {
+      return this.id;
+    }
+
+    public void setId(@Nullable String id) {
+      this.id = id;
+    }
+  }
+
+  /** Back-off between campaigns after a failure or a loss. */
+  public static class Retry {
+
+    /** First delay before campaigning again. */
+    private Duration initial = Duration.ofMillis(250);
+
+    /** Longest delay before campaigning again. */
+    private Duration max = Duration.ofSeconds(2);
+
+    public Duration getInitial() {
+      return this.initial;
+    }
+
+    public void setInitial(Duration initial) {
+      this.initial = initial;
+    }
+
+    public Duration getMax() {
+      return this.max;
+    }
+
+    public void setMax(Duration max) {
+      this.max = max;
+    }
+  }
+
+  /** Where etcd is and how to talk to it. */
+  public static class Etcd {
+
+    /** Client URLs of the etcd members, http:// or https://. */
+    private List<String> endpoints = new ArrayList<>(List.of("http://127.0.0.1:2379"));
+
+    /** Login user of etcd. */
+    private @Nullable String username;
+
+    /** Login password of etcd. */
+    private @Nullable String password;
+
+    /** Key prefix of elections; an office's election is the prefix plus the office name. */
+    private String prefix = "/conch/v1/elect/";
+
+    /** Longest time any single etcd call, or a connection attempt, may take. */
+    private Duration timeout = Duration.ofSeconds(5);
+
+    private final Ssl ssl = new Ssl();
+
+    public List<String> getEndpoints() {
+      return this.endpoints;
+    }
+
+    public void setEndpoints(List<String> endpoints) {
+      this.endpoints = endpoints;
+    }
+
+    public @Nullable String getUsername() {
+      return this.username;
+    }
+
+    public void setUsername(@Nullable String username) {
+      this.username = username;
+    }
+
+    public @Nullable String getPassword() {
+      return this.password;
+    }
+
+    public void setPassword(@Nullable String password) {
+      this.password = password;
+    }
+
+    public String getPrefix() {
+      return this.prefix;
+    }
+
+    public void setPrefix(String prefix) {
+      this.prefix = prefix;
+    }
+
+    public Duration getTimeout() {
+      return this.timeout;
+    }
+
+    public void setTimeout(Duration timeout) {
+      this.timeout = timeout;
+    }
+
+    public Ssl getSsl() {
+      return this.ssl;
+    }
+
+    /** TLS towards etcd. */
+    public static class Ssl {
+
+      /** SSL bundle for TLS and client certificates; TLS is on when set or an endpoint is https. */
+      private @Nullable String bundle;
+
+      public @Nullable String getBundle() {
+        return this.bundle;
+      }
+
+      public void setBundle(@Nullable String bundle) {
+        this.bundle = bundle;
+      }
+    }
+  }
+}
