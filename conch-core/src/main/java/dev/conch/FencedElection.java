@@ -488,7 +488,20 @@ public final class FencedElection implements Election {
               return null;
             });
     try {
-      hook.get(options.hookTimeout().toNanos(), TimeUnit.NANOSECONDS);
+      try {
+        hook.get(options.stopTimeout().toNanos(), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        // The stop timeout is what the loss lead leaves before the lease could expire.
+        if (!reason.isVoluntary()) {
+          log.warn(
+              "office {}: lose hook still running after the stop timeout ({}): its work may"
+                  + " overlap a successor's; raise the stop timeout or make the hook faster",
+              office(),
+              Durations.format(options.stopTimeout()));
+        }
+        hook.get(
+            options.hookTimeout().minus(options.stopTimeout()).toNanos(), TimeUnit.NANOSECONDS);
+      }
     } catch (TimeoutException e) {
       hooks.abandon(hook);
       log.warn(
@@ -523,9 +536,13 @@ public final class FencedElection implements Election {
     if (ended.isPresent()) {
       return ended.get();
     }
-    return ticker.nanoTime() - (grant.validUntil() - lossLead) >= 0
-        ? LossReason.RENEWAL_FAILED
-        : null;
+    long now = ticker.nanoTime();
+    if (now - grant.validUntil() >= 0) {
+      // The deadline itself passed before we could act (a frozen or starved process): the lease
+      // may be gone and a successor may lead already.
+      return LossReason.LEASE_EXPIRED;
+    }
+    return now - (grant.validUntil() - lossLead) >= 0 ? LossReason.RENEWAL_FAILED : null;
   }
 
   /** Waits until the grant ends, the loss lead before its deadline, or a command. */

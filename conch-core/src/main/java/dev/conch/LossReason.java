@@ -15,10 +15,18 @@ public enum LossReason {
    * unreachable, quorum lost, partition).
    */
   RENEWAL_FAILED,
-  /** The store says the lease is gone (expired or revoked). */
+  /**
+   * The lease is gone (the store says so), or its deadline passed before the candidate could act (a
+   * frozen process): a successor may already lead, so work must stop at once.
+   */
   LEASE_EXPIRED,
-  /** The candidate's key was deleted by someone else. */
+  /** The candidate's key was deleted by someone else: a successor may already lead. */
   KEY_DELETED;
+
+  /** Whether another candidate may already lead, so that work must stop at once, without grace. */
+  public boolean successorMayLead() {
+    return this == LEASE_EXPIRED || this == KEY_DELETED;
+  }
 
   /** Whether the candidate chose to end its leadership (resign, transfer, close). */
   public boolean isVoluntary() {

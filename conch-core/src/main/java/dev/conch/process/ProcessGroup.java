@@ -42,11 +42,19 @@ final class ProcessGroup {
   private final Duration killAfter;
   private final Set<ProcessHandle> descendants = ConcurrentHashMap.newKeySet();
 
-  private ProcessGroup(String name, Process process, boolean ownGroup, Duration killAfter) {
+  private final Optional<Watchdog> watchdog;
+
+  private ProcessGroup(
+      String name,
+      Process process,
+      boolean ownGroup,
+      Duration killAfter,
+      Optional<Watchdog> watchdog) {
     this.name = name;
     this.process = process;
     this.ownGroup = ownGroup;
     this.killAfter = killAfter;
+    this.watchdog = watchdog;
   }
 
   /**
@@ -79,8 +87,17 @@ final class ProcessGroup {
             .redirectOutput(output)
             .redirectError(error);
     builder.environment().putAll(environment);
-    Process process = builder.start();
-    ProcessGroup group = new ProcessGroup(name, process, setsid.isPresent(), killAfter);
+    // The watchdog starts first, so that no moment passes with the command running unwatched.
+    Optional<Watchdog> watchdog = setsid.isPresent() ? Watchdog.start() : Optional.empty();
+    Process process;
+    try {
+      process = builder.start();
+    } catch (IOException | RuntimeException e) {
+      watchdog.ifPresent(Watchdog::disarm);
+      throw e;
+    }
+    watchdog.ifPresent(w -> w.watch(process.pid()));
+    ProcessGroup group = new ProcessGroup(name, process, setsid.isPresent(), killAfter, watchdog);
     ProcessGroups.register(group);
     return group;
   }
@@ -88,6 +105,11 @@ final class ProcessGroup {
   /** The pid of the command, which is also the id of its process group. */
   long pid() {
     return process.pid();
+  }
+
+  /** The pid of the watchdog that kills the group should this JVM die, if one runs. */
+  Optional<Long> watchdogPid() {
+    return watchdog.map(Watchdog::pid);
   }
 
   /** The command itself (the group leader). */
@@ -153,6 +175,7 @@ final class ProcessGroup {
     } finally {
       if (isEmpty()) {
         ProcessGroups.unregister(this);
+        watchdog.ifPresent(Watchdog::disarm);
       }
       if (interrupted) {
         Thread.currentThread().interrupt();

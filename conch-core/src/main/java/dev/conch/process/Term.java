@@ -228,7 +228,10 @@ final class Term implements LeadershipHandler {
                     ending.group().pid(),
                     reason);
               }
-              ending.group().terminate(settings.killAfter());
+              // A successor may already run its own command: no SIGTERM grace then.
+              ending
+                  .group()
+                  .terminate(reason.successorMayLead() ? Duration.ZERO : settings.killAfter());
               runOnLose(ending.term(), reason);
             });
     synchronized (lock) {
