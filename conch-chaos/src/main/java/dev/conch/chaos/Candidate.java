@@ -1,0 +1,128 @@
+package dev.conch.chaos;
+
+import dev.conch.test.EtcdCluster;
+import dev.conch.test.TcpProxy;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One candidate of the soak: a {@code conch elect --restart} supervisor process whose every
+ * connection to etcd goes through proxies of its own (one per member), so that it can be cut off
+ * alone. Its command is {@link #CHILD}: it records its token, then beats every 50 ms.
+ */
+final class Candidate implements AutoCloseable {
+
+  /**
+   * The supervised command: writes {@code <candidate> <token> <start>} once, then the time of its
+   * latest beat, so that its life is known even when it dies by SIGKILL.
+   */
+  static final String CHILD =
+      "f=\"$CHAOS_DIR/child-$CONCH_REV-$$\";"
+          + " echo \"$CHAOS_CANDIDATE $CONCH_REV $(date +%s%N) $$\" > \"$f.start\";"
+          + " while :; do date +%s%N > \"$f.tmp\"; mv \"$f.tmp\" \"$f.beat\"; sleep 0.05; done";
+
+  final int index;
+  private final List<TcpProxy> proxies = new ArrayList<>();
+  private final List<String> command;
+  private final Path dir;
+  private final String runId;
+  private Process process;
+  private int starts;
+
+  Candidate(int index, EtcdCluster cluster, SoakOptions options, Path dir, String runId) {
+    this.index = index;
+    this.dir = dir;
+    this.runId = runId;
+    cluster.members().forEach(m -> proxies.add(TcpProxy.start("127.0.0.1", m.clientPort())));
+    List<String> endpoints = proxies.stream().map(TcpProxy::endpoint).toList();
+    this.command =
+        List.of(
+            options.launcher().toString(),
+            "elect",
+            "chaos",
+            "--endpoints",
+            String.join(",", endpoints),
+            "--ttl",
+            options.ttl().toSeconds() + "s",
+            "--kill-after",
+            options.killAfter().toMillis() + "ms",
+            "--restart",
+            "--",
+            "sh",
+            "-c",
+            CHILD);
+  }
+
+  /** Starts (or starts again) the supervisor process. */
+  synchronized void start() {
+    ProcessBuilder builder =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(
+                ProcessBuilder.Redirect.appendTo(
+                    dir.resolve("supervisor-" + index + ".log").toFile()));
+    builder.environment().put("CHAOS_DIR", dir.toString());
+    builder.environment().put("CHAOS_CANDIDATE", Integer.toString(index));
+    builder.environment().put("CHAOS_RUN", runId); // how orphans are found at the end
+    try {
+      process = builder.start();
+      starts++;
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not start " + command.get(0), e);
+    }
+  }
+
+  synchronized long pid() {
+    return process.pid();
+  }
+
+  /** SIGKILL: the supervisor dies without a word; its watchdog must take its command along. */
+  synchronized void kill() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor(10, TimeUnit.SECONDS);
+  }
+
+  synchronized void signal(String signal) {
+    try {
+      Process kill = new ProcessBuilder("kill", "-s", signal, Long.toString(process.pid())).start();
+      kill.waitFor(10, TimeUnit.SECONDS);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  void cutOff() {
+    proxies.forEach(TcpProxy::blackhole);
+  }
+
+  void reconnect() {
+    proxies.forEach(TcpProxy::restore);
+  }
+
+  /** Stops the supervisor as an operator would (SIGTERM), waits for it, then the proxies. */
+  @Override
+  public synchronized void close() {
+    reconnect();
+    signal("CONT");
+    process.destroy();
+    try {
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    proxies.forEach(TcpProxy::close);
+  }
+
+  int starts() {
+    return starts;
+  }
+}

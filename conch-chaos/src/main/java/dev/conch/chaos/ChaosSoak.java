@@ -1,0 +1,217 @@
+package dev.conch.chaos;
+
+import dev.conch.chaos.SoakOptions.Fault;
+import dev.conch.chaos.SoakReport.FaultRecord;
+import dev.conch.test.EtcdCluster;
+import dev.conch.test.EtcdMember;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+
+/**
+ * A chaos soak: a real etcd (1 or 3 members), K {@code conch elect --restart} supervisors each
+ * behind proxies of its own, and random faults for a chosen time; then the checks of {@link
+ * SoakReport}. Run it from the repository root after the build:
+ *
+ * <pre>
+ * mvn -q -pl conch-chaos exec:java -Dexec.args="--members 3 --minutes 10"
+ * </pre>
+ *
+ * Arguments: {@code --members 1|3}, {@code --candidates K}, {@code --minutes M} or {@code --seconds
+ * S}, {@code --ttl S}, {@code --seed N}, {@code --launcher PATH}. Exits 0 when every check holds.
+ */
+public final class ChaosSoak {
+
+  private final SoakOptions options;
+  private final Random random;
+  private final Path dir;
+  private final List<FaultRecord> faults = new ArrayList<>();
+
+  ChaosSoak(SoakOptions options, Path dir) {
+    this.options = options;
+    this.random = new Random(options.seed());
+    this.dir = dir;
+  }
+
+  public static void main(String[] args) throws Exception {
+    SoakOptions options = parse(args);
+    Path dir = Files.createTempDirectory("conch-chaos-");
+    System.out.printf(
+        "soak: %d member(s), %d candidates, %d s, ttl %d s, seed %d, files in %s%n",
+        options.members(),
+        options.candidates(),
+        options.duration().toSeconds(),
+        options.ttl().toSeconds(),
+        options.seed(),
+        dir);
+    SoakReport report = new ChaosSoak(options, dir).run();
+    System.out.print(report.render());
+    boolean ok =
+        report.unexplainedOverlaps() == 0
+            && report.frozenOverlapsFenced()
+            && report.tokensIncrease
+            && report.orphans == 0;
+    System.exit(ok ? 0 : 1);
+  }
+
+  /** Runs the soak and returns what it found; every process it started is gone when it returns. */
+  SoakReport run() throws Exception {
+    String runId = UUID.randomUUID().toString();
+    long runStart;
+    long runEnd;
+    try (EtcdCluster cluster = EtcdCluster.start(options.members())) {
+      List<Candidate> candidates = new ArrayList<>();
+      try {
+        for (int i = 0; i < options.candidates(); i++) {
+          Candidate candidate = new Candidate(i, cluster, options, dir, runId);
+          candidates.add(candidate);
+          candidate.start();
+        }
+        runStart = now();
+        long until = System.nanoTime() + options.duration().toNanos();
+        List<Fault> kinds = new ArrayList<>(options.faults());
+        while (System.nanoTime() < until) {
+          pause(Duration.ofMillis(1000 + random.nextInt(2000)));
+          Fault kind = kinds.get(random.nextInt(kinds.size()));
+          inject(kind, cluster, candidates);
+          // Let the election settle before the next fault: a fault on a fault measures nothing.
+          pause(options.ttl().plusSeconds(2));
+        }
+        runEnd = now();
+      } finally {
+        candidates.forEach(Candidate::close);
+      }
+    }
+    int orphans = Orphans.await(runId, Duration.ofSeconds(10));
+    return new SoakReport(dir, faults, orphans, runStart, runEnd, options.ttl());
+  }
+
+  private void inject(Fault kind, EtcdCluster cluster, List<Candidate> candidates)
+      throws Exception {
+    long start = now();
+    Duration hold = Duration.ofMillis(2000 + random.nextInt(4000));
+    switch (kind) {
+      case KILL_SUPERVISOR -> {
+        Candidate victim = leaderOr(candidates);
+        victim.kill();
+        start = now();
+        victim.start();
+        record(kind, "supervisor " + victim.index, victim.index, start, now());
+      }
+      case FREEZE_SUPERVISOR -> {
+        Candidate victim = leaderOr(candidates);
+        victim.signal("STOP");
+        pause(options.ttl().plusSeconds(2)); // past its deadline: a successor takes over
+        victim.signal("CONT");
+        record(kind, "supervisor " + victim.index, victim.index, start, now());
+      }
+      case PARTITION -> {
+        Candidate victim = leaderOr(candidates);
+        victim.cutOff();
+        pause(hold.plus(options.ttl()));
+        victim.reconnect();
+        record(kind, "supervisor " + victim.index, victim.index, start, now());
+      }
+      case PAUSE_MEMBER -> {
+        EtcdMember member = cluster.member(random.nextInt(cluster.members().size()));
+        member.pause();
+        pause(hold);
+        member.resume();
+        record(kind, member.name(), -1, start, now());
+      }
+      case RESTART_MEMBER -> {
+        EtcdMember member = cluster.member(random.nextInt(cluster.members().size()));
+        member.stop();
+        pause(hold);
+        member.start();
+        record(kind, member.name(), -1, start, now());
+      }
+      case KILL_MEMBER -> {
+        EtcdMember member = cluster.member(random.nextInt(cluster.members().size()));
+        member.kill();
+        pause(hold);
+        member.start();
+        record(kind, member.name(), -1, start, now());
+      }
+      case LOSE_QUORUM -> {
+        int keep = random.nextInt(3);
+        List<EtcdMember> stopped = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+          if (i != keep) {
+            cluster.member(i).stop();
+            stopped.add(cluster.member(i));
+          }
+        }
+        pause(hold);
+        stopped.forEach(EtcdMember::start);
+        record(kind, "members except " + cluster.member(keep).name(), -1, start, now());
+      }
+    }
+  }
+
+  private void record(Fault kind, String target, int candidate, long start, long heal) {
+    faults.add(new FaultRecord(kind, target, candidate, start, heal));
+    System.out.printf("  %-18s %-28s held %5d ms%n", kind, target, (heal - start) / 1_000_000);
+  }
+
+  /** The candidate whose command beat last, or a random one when none runs. */
+  private Candidate leaderOr(List<Candidate> candidates) {
+    int leader = Orphans.latestBeat(dir);
+    return leader >= 0 && leader < candidates.size()
+        ? candidates.get(leader)
+        : candidates.get(random.nextInt(candidates.size()));
+  }
+
+  private static long now() {
+    Instant now = Instant.now();
+    return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+  }
+
+  private static void pause(Duration duration) throws InterruptedException {
+    Thread.sleep(duration.toMillis()); // the soak's own pacing, not a wait for a state
+  }
+
+  static SoakOptions parse(String[] args) {
+    int members = 1;
+    int candidates = 3;
+    Duration duration = Duration.ofMinutes(1);
+    Duration ttl = Duration.ofSeconds(3);
+    long seed = System.currentTimeMillis();
+    Path launcher = Path.of("bin/conch").toAbsolutePath();
+    for (int i = 0; i < args.length; i++) {
+      String value = i + 1 < args.length ? args[i + 1] : "";
+      switch (args[i]) {
+        case "--members" -> members = Integer.parseInt(value);
+        case "--candidates" -> candidates = Integer.parseInt(value);
+        case "--minutes" -> duration = Duration.ofMinutes(Long.parseLong(value));
+        case "--seconds" -> duration = Duration.ofSeconds(Long.parseLong(value));
+        case "--ttl" -> ttl = Duration.ofSeconds(Long.parseLong(value));
+        case "--seed" -> seed = Long.parseLong(value);
+        case "--launcher" -> launcher = Path.of(value).toAbsolutePath();
+        default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+      }
+      i++;
+    }
+    if (!Files.isExecutable(launcher)) {
+      throw new UncheckedIOException(
+          new IOException(
+              launcher + " is not executable: run from the repository root after the build"));
+    }
+    return new SoakOptions(
+        members,
+        candidates,
+        duration,
+        ttl,
+        Duration.ofMillis(500),
+        seed,
+        SoakOptions.allFaults(members),
+        launcher);
+  }
+}
