@@ -29,10 +29,12 @@ import java.util.function.UnaryOperator;
  * whole group gets SIGTERM, SIGKILL after kill-after, before the lease could expire; then the
  * on-lose hook runs. Without restart the result is then {@link ExitCodes#LOST}; a command that
  * exits on its own makes the runner resign (the next candidate leads at once) and its exit code is
- * the result. With restart the runner backs off (from 1 s up to 30 s, decorrelated jitter, reset
- * once a command lived 60 s), campaigns and runs the command again, forever. A failing or timed-out
- * on-acquire hook gives the office up and campaigns again after the same back-off, in both modes.
- * The wait time bounds only the time until the command first starts.
+ * the result. With restart, a command that exits makes the runner back off (from 1 s up to 30 s,
+ * decorrelated jitter, reset once a command lived 60 s), campaign and run the command again,
+ * forever; a loss of leadership makes it campaign again at once (the loss is etcd's doing, not the
+ * command's, and the election paces its own retries). A failing or timed-out on-acquire hook gives
+ * the office up and campaigns again after the back-off, in both modes. The wait time bounds only
+ * the time until the command first starts.
  */
 public final class ExternalCommandRunner implements AutoCloseable {
 

@@ -171,9 +171,15 @@ final class RunnerLoop {
       log.warn("office {}: leadership lost ({}); command stopped", settings.office(), reason);
       finish(ExitCodes.LOST);
     } else {
-      log.warn("office {}: leadership lost ({}); command stopped", settings.office(), reason);
+      // The back-off guards against a command that keeps failing; a loss is etcd's doing, not the
+      // command's, and the election paces its own retries. Campaigning again at once is what lets
+      // the office have a leader again within a TTL or so of the fault's end.
+      log.warn(
+          "office {}: leadership lost ({}); command stopped; campaigning again",
+          settings.office(),
+          reason);
       resign();
-      backOff(child);
+      campaign();
     }
   }
 

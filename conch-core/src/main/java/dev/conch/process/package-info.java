@@ -10,6 +10,14 @@
  *       once and campaigns again after the runner's back-off; the command is not started and
  *       on-lose does not run. A bounded wait still ends in 75; not waiting at all ends in 75 at the
  *       first failure.
+ *   <li>With restart, the back-off (1 s to 30 s) follows a command that exited or an on-acquire
+ *       hook that failed; after a loss of leadership the runner campaigns again at once, so that
+ *       the office has a leader again soon after a fault ends (issue 8: within TTL + 2 s).
+ *   <li>When leadership ends because a successor may already lead (the key was deleted, the lease
+ *       is gone, or the deadline passed while the process was frozen), the command's group is
+ *       killed at once, without the SIGTERM grace.
+ *   <li>Each command and hook has a watchdog process that kills its group if the JVM dies abruptly
+ *       (SIGKILL, OOM kill): see {@code Watchdog}.
  *   <li>The wait bounds only the time until the command first starts: restart mode never ends on
  *       its own. When it runs out, the runner reads the leader once: 69 when etcd cannot be read,
  *       else 75.
