@@ -130,9 +130,21 @@ final class SoakReport {
     StringBuilder out = new StringBuilder();
     out.append(String.format("commands run: %d, faults: %d%n", intervals.size(), faults.size()));
     for (SoakOptions.Fault kind : SoakOptions.Fault.values()) {
-      long count = faults.stream().filter(f -> f.kind() == kind).count();
-      if (count > 0) {
-        out.append(String.format("  %-18s %d%n", kind, count));
+      List<Long> times = new ArrayList<>();
+      for (int i = 0; i < faults.size(); i++) {
+        if (faults.get(i).kind() == kind) {
+          times.add(recoveries.get(i));
+        }
+      }
+      if (!times.isEmpty()) {
+        times.sort(null);
+        out.append(
+            String.format(
+                "  %-18s %3d   time to a leader after it ended: p50 %5.0f ms, max %5.0f ms%n",
+                kind,
+                times.size(),
+                times.get(times.size() / 2) / 1e6,
+                times.get(times.size() - 1) / 1e6));
       }
     }
     out.append(String.format("overlaps, unexplained: %d (must be 0)%n", unexplainedOverlaps()));
