@@ -10,6 +10,7 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -18,10 +19,12 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.availability.ApplicationAvailabilityAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
+import org.springframework.boot.availability.ApplicationAvailability;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
@@ -34,13 +37,18 @@ import org.springframework.core.env.Environment;
 /**
  * {@link EnableAutoConfiguration Auto-configuration} for conch: an etcd {@link Client}, one shared
  * {@link EtcdSession}, an {@link Election} bean per configured office, {@link OnLeadership} hooks,
- * leadership {@link LeadershipEvent events}, and campaigning from context start to context stop.
- * With {@code conch.standalone=true} offices are elected in memory instead, and always won.
+ * leadership {@link LeadershipEvent events}, and campaigning from context start to context stop; an
+ * {@code ExternalCommandRunner} when {@code conch.runner.command} is set; readiness that follows
+ * leadership on request. With {@code conch.standalone=true} offices are elected in memory instead,
+ * and always won.
  */
-@AutoConfiguration(after = SslAutoConfiguration.class)
+@AutoConfiguration(
+    after = SslAutoConfiguration.class,
+    before = ApplicationAvailabilityAutoConfiguration.class)
 @ConditionalOnClass({Election.class, Client.class})
 @ConditionalOnBooleanProperty(name = "conch.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(ConchProperties.class)
+@Import(ExternalCommandRunnerConfiguration.class)
 public final class ConchAutoConfiguration {
 
   private static final Log logger = LogFactory.getLog(ConchAutoConfiguration.class);
@@ -55,10 +63,20 @@ public final class ConchAutoConfiguration {
   Elections conchElections(
       ObjectProvider<Election> elections,
       ObjectProvider<ElectionFactory> factory,
+      ObjectProvider<SupervisedOffice> supervisedOffice,
       Environment environment) {
     ElectionFactory creator = factory.getIfAvailable();
+    List<Election> all = new ArrayList<>(elections.orderedStream().toList());
+    // With the application's own Election beans the runner's election is no bean, but it is
+    // still this instance's candidate for its office.
+    supervisedOffice.ifAvailable(
+        office -> {
+          if (!all.contains(office.election())) {
+            all.add(office.election());
+          }
+        });
     return new Elections(
-        elections.orderedStream().toList(),
+        all,
         ConfiguredOffices.of(environment).defaultOffice(),
         (creator != null) ? creator::create : null);
   }
@@ -173,6 +191,21 @@ public final class ConchAutoConfiguration {
               + " For local runs only; never in production.");
       return new ElectionFactory(
           properties, ConfiguredOffices.of(environment), localOffices::election);
+    }
+  }
+
+  /**
+   * Readiness that follows the leadership of the default office ({@code
+   * conch.health.readiness-leader=true}): before Boot's own availability bean, which backs off.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnBooleanProperty("conch.health.readiness-leader")
+  static class LeaderReadinessConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean(ApplicationAvailability.class)
+    LeaderReadinessAvailability applicationAvailability(ObjectProvider<Elections> elections) {
+      return new LeaderReadinessAvailability(elections::getObject);
     }
   }
 

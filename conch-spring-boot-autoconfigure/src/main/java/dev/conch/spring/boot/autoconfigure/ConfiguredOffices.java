@@ -17,10 +17,17 @@ import org.springframework.util.StringUtils;
  * @param defaultOffice {@code conch.office}, else {@code spring.application.name}, else {@code
  *     null}
  * @param defaultOfficeProperty the property the default office came from, for error messages
- * @param names the default office, then each key of {@code conch.offices}, in order
+ * @param runnerOffice the office of the {@code ExternalCommandRunner} when {@code
+ *     conch.runner.command} is set: {@code conch.runner.office}, else the default office; else
+ *     {@code null}
+ * @param names the default office, each key of {@code conch.offices}, then the runner's office, in
+ *     order
  */
 record ConfiguredOffices(
-    @Nullable String defaultOffice, String defaultOfficeProperty, Set<String> names) {
+    @Nullable String defaultOffice,
+    String defaultOfficeProperty,
+    @Nullable String runnerOffice,
+    Set<String> names) {
 
   static ConfiguredOffices of(Environment environment) {
     Binder binder = Binder.get(environment);
@@ -43,11 +50,37 @@ record ConfiguredOffices(
             .bind("conch.offices", Bindable.mapOf(String.class, ConchProperties.Office.class))
             .orElse(Map.of())
             .keySet());
-    return new ConfiguredOffices(office, property, Collections.unmodifiableSet(names));
+    String runnerOffice = null;
+    if (hasRunnerCommand(environment)) {
+      runnerOffice = binder.bind("conch.runner.office", String.class).orElse(office);
+      if (StringUtils.hasText(runnerOffice)) {
+        names.add(runnerOffice);
+      } else {
+        runnerOffice = null;
+      }
+    }
+    return new ConfiguredOffices(
+        office, property, runnerOffice, Collections.unmodifiableSet(names));
+  }
+
+  /** Whether {@code conch.runner.command} is set, which asks for an ExternalCommandRunner. */
+  static boolean hasRunnerCommand(Environment environment) {
+    return Binder.get(environment)
+        .bind("conch.runner.command", Bindable.listOf(String.class))
+        .map(command -> !command.isEmpty())
+        .orElse(false);
   }
 
   /** The property an office's name came from, for error messages. */
   String propertyOf(String office) {
-    return office.equals(this.defaultOffice) ? this.defaultOfficeProperty : "conch.offices";
+    if (office.equals(this.defaultOffice)) {
+      return this.defaultOfficeProperty;
+    }
+    return office.equals(this.runnerOffice) ? "conch.runner.office" : "conch.offices";
+  }
+
+  /** Whether {@code office} is campaigned for by the ExternalCommandRunner. */
+  boolean isRunnerOffice(String office) {
+    return office.equals(this.runnerOffice);
   }
 }

@@ -44,6 +44,14 @@ final class ElectionFactory {
     return ConchChecks.check(names, () -> this.store.apply(options));
   }
 
+  /**
+   * A new candidate on the store with {@code options} as they are: the caller checked them and
+   * names what the store refuses (the runner does, for its kill-after).
+   */
+  Election createWith(ElectionOptions options) {
+    return this.store.apply(options);
+  }
+
   /** The options of {@code office}: its own overrides, else the conch.* defaults. */
   ElectionOptions options(String office) {
     ConchProperties.Office own = own(office);
@@ -57,7 +65,7 @@ final class ElectionFactory {
   }
 
   /** Which property each setting of the core came from, for {@code office}. */
-  private Map<String, String> propertyNames(String office) {
+  Map<String, String> propertyNames(String office) {
     ConchProperties.Office own = own(office);
     String prefix = "conch.offices." + office + ".";
     Map<String, String> names = new HashMap<>();

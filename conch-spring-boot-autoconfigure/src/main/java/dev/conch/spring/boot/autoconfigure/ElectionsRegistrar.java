@@ -16,7 +16,8 @@ import org.springframework.core.type.AnnotationMetadata;
  * Registers one {@link Election} bean per configured office, named {@code conchElection.<office>}
  * and qualified by the office name, so that {@code @Qualifier("billing") Election billing} injects
  * the candidate for {@code billing}. The default office's bean is primary: a plain {@code Election}
- * injection point gets it.
+ * injection point gets it. The bean of the runner's office ({@code conch.runner.*}) is the runner's
+ * own election.
  */
 final class ElectionsRegistrar
     implements ImportBeanDefinitionRegistrar, EnvironmentAware, BeanFactoryAware {
@@ -43,13 +44,27 @@ final class ElectionsRegistrar
       AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
     ConfiguredOffices offices = ConfiguredOffices.of(this.environment);
     for (String office : offices.names()) {
-      RootBeanDefinition definition =
-          new RootBeanDefinition(
-              Election.class, () -> this.beanFactory.getBean(ElectionFactory.class).create(office));
+      RootBeanDefinition definition;
+      if (offices.isRunnerOffice(office)) {
+        // One candidate per office: the runner's own election is the bean.
+        definition =
+            new RootBeanDefinition(
+                Election.class,
+                () ->
+                    this.beanFactory
+                        .getBean(SupervisedOffice.BEAN_NAME, SupervisedOffice.class)
+                        .election());
+        definition.setDependsOn(ElectionFactory.BEAN_NAME, SupervisedOffice.BEAN_NAME);
+      } else {
+        definition =
+            new RootBeanDefinition(
+                Election.class,
+                () -> this.beanFactory.getBean(ElectionFactory.class).create(office));
+        // Destroyed before the factory, and so before the session and the client behind it.
+        definition.setDependsOn(ElectionFactory.BEAN_NAME);
+      }
       definition.addQualifier(new AutowireCandidateQualifier(Qualifier.class, office));
       definition.setPrimary(office.equals(offices.defaultOffice()));
-      // Destroyed before the factory, and so before the session and the client behind it.
-      definition.setDependsOn(ElectionFactory.BEAN_NAME);
       registry.registerBeanDefinition(BEAN_NAME_PREFIX + office, definition);
     }
   }

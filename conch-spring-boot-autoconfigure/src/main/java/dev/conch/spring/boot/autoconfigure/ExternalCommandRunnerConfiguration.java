@@ -1,0 +1,59 @@
+package dev.conch.spring.boot.autoconfigure;
+
+import dev.conch.etcd.EtcdSession;
+import dev.conch.process.ExternalCommandRunner;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+
+/**
+ * The {@link ExternalCommandRunner} bean, when {@code conch.runner.command} is set. Its election is
+ * the Election bean of its office (see {@link RunnerElection}); it starts after the elections and
+ * stops before them.
+ */
+@Configuration(proxyBeanMethods = false)
+@Conditional(ExternalCommandRunnerConfiguration.OnRunnerCommandCondition.class)
+@EnableConfigurationProperties(ConchRunnerProperties.class)
+class ExternalCommandRunnerConfiguration {
+
+  @Bean(SupervisedOffice.BEAN_NAME)
+  SupervisedOffice conchSupervisedOffice(
+      ConchRunnerProperties runner,
+      ElectionFactory factory,
+      Environment environment,
+      ObjectProvider<EtcdSession> session) {
+    EtcdSession etcd = session.getIfAvailable();
+    String prefix = (etcd != null) ? etcd.options().prefix() : null;
+    return SupervisedOffice.create(runner, factory, ConfiguredOffices.of(environment), prefix);
+  }
+
+  @Bean
+  ExternalCommandRunner conchExternalCommandRunner(SupervisedOffice supervisedOffice) {
+    return supervisedOffice.runner();
+  }
+
+  @Bean
+  ExternalCommandRunnerLifecycle conchExternalCommandRunnerLifecycle(
+      ExternalCommandRunner conchExternalCommandRunner) {
+    return new ExternalCommandRunnerLifecycle(conchExternalCommandRunner);
+  }
+
+  /** Matches when {@code conch.runner.command} is set, in any of its forms (list or indexed). */
+  static class OnRunnerCommandCondition extends SpringBootCondition {
+
+    @Override
+    public ConditionOutcome getMatchOutcome(
+        ConditionContext context, AnnotatedTypeMetadata metadata) {
+      return ConfiguredOffices.hasRunnerCommand(context.getEnvironment())
+          ? ConditionOutcome.match("conch.runner.command is set")
+          : ConditionOutcome.noMatch("conch.runner.command is not set");
+    }
+  }
+}

@@ -1,0 +1,110 @@
+package dev.conch.spring.boot.autoconfigure;
+
+import dev.conch.Election;
+import dev.conch.InvalidArgumentException;
+import dev.conch.process.ExternalCommandRunner;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The {@link ExternalCommandRunner} that {@code conch.runner.*} describes, and the {@link Election}
+ * bean of its office, made together: the runner creates its own election, and that election is this
+ * instance's one candidate for the office.
+ */
+final class SupervisedOffice {
+
+  /** The name of this bean, which the Election bean of the runner's office depends on. */
+  static final String BEAN_NAME = "conchSupervisedOffice";
+
+  private final RunnerElection election;
+
+  private SupervisedOffice(RunnerElection election) {
+    this.election = election;
+  }
+
+  /** The Election bean of the runner's office. */
+  RunnerElection election() {
+    return this.election;
+  }
+
+  /** The runner, not started. */
+  ExternalCommandRunner runner() {
+    return this.election.runner();
+  }
+
+  /**
+   * Builds the runner (nothing runs before it is started).
+   *
+   * @param prefix the etcd key prefix, so that the command sees {@code ETCD_LOCK_KEY}; {@code null}
+   *     without etcd
+   * @throws InvalidArgumentException naming the property whose value was refused; a kill-after that
+   *     cannot fit before the lease deadline is refused as {@code conch.runner.kill-after}
+   */
+  static SupervisedOffice create(
+      ConchRunnerProperties runner,
+      ElectionFactory factory,
+      ConfiguredOffices offices,
+      @Nullable String prefix) {
+    String office = offices.runnerOffice();
+    if (office == null) {
+      throw new InvalidArgumentException(
+          "conch.runner.office",
+          null,
+          "an office for the runner: set conch.runner.office, conch.office or"
+              + " spring.application.name");
+    }
+    Map<String, String> electionNames = factory.propertyNames(office);
+    HandlerChain handlers = new HandlerChain();
+    AtomicReference<Election> created = new AtomicReference<>();
+    ExternalCommandRunner.Builder builder =
+        ExternalCommandRunner.builder(
+                office,
+                options -> {
+                  Election election = factory.createWith(options);
+                  // Registered before the runner's own handler, which the builder adds next: the
+                  // application's hooks run before the command starts and after it stopped.
+                  election.addHandler(handlers);
+                  created.set(election);
+                  return election;
+                })
+            .command(runner.getCommand())
+            .restart(runner.isRestart())
+            .killAfter(runner.getKillAfter())
+            .onAcquire(runner.getOnAcquire())
+            .onLose(runner.getOnLose())
+            .hookTimeout(runner.getHookTimeout())
+            .waitFor(runner.getWait())
+            .electionOptions(
+                base -> ConchChecks.check(electionNames, () -> factory.options(office)));
+    if (prefix != null) {
+      builder.electionName(prefix + office);
+    }
+    try {
+      ExternalCommandRunner built = builder.build();
+      return new SupervisedOffice(new RunnerElection(created.get(), handlers, built));
+    } catch (InvalidArgumentException ex) {
+      throw named(ex, offices.propertyOf(office));
+    }
+  }
+
+  /** The runner's settings renamed to their properties; what is named already stays as it is. */
+  private static InvalidArgumentException named(
+      InvalidArgumentException ex, String officeProperty) {
+    String property =
+        switch (ex.name()) {
+          case "office" -> officeProperty;
+          case "election-name" -> "conch.etcd.prefix";
+          case "command", "kill-after", "on-acquire", "on-lose", "hook-timeout", "wait" ->
+              "conch.runner." + ex.name();
+          default -> null;
+        };
+    if (property == null) {
+      return ex;
+    }
+    InvalidArgumentException named =
+        new InvalidArgumentException(property, ex.value(), ex.accepted());
+    named.initCause(ex);
+    return named;
+  }
+}

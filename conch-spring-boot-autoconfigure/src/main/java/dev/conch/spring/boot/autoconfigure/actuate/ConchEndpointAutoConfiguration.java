@@ -1,0 +1,93 @@
+package dev.conch.spring.boot.autoconfigure.actuate;
+
+import dev.conch.Election;
+import dev.conch.Holder;
+import dev.conch.etcd.EtcdSession;
+import dev.conch.local.LocalOffices;
+import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
+import dev.conch.spring.boot.autoconfigure.Elections;
+import java.util.Optional;
+import java.util.function.Function;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * {@link EnableAutoConfiguration Auto-configuration} for the {@link ConchEndpoint} and its web
+ * extension, when the actuator is on the class path. The write operation is mapped only with {@code
+ * conch.endpoint.write.enabled=true}: then {@link WritableConchEndpointWebExtension} takes the
+ * place of {@link ConchEndpointWebExtension}.
+ *
+ * <p>The actuator's own conditions sit on a nested configuration, below the class condition: they
+ * are not even loaded when the actuator is absent.
+ */
+@AutoConfiguration(after = ConchAutoConfiguration.class)
+@ConditionalOnClass({Election.class, ConditionalOnAvailableEndpoint.class})
+@ConditionalOnBean(Elections.class)
+public final class ConchEndpointAutoConfiguration {
+
+  /** The endpoint, when it is available; over the web, the extension with the status codes. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnAvailableEndpoint(ConchEndpoint.class)
+  static class EndpointConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    ConchEndpoint conchEndpoint(
+        Elections elections,
+        ObjectProvider<EtcdSession> session,
+        ObjectProvider<LocalOffices> localOffices) {
+      return new ConchEndpoint(elections, leaders(elections, session, localOffices));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(ConchEndpoint.class)
+    @ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
+    @ConditionalOnBooleanProperty(
+        name = "conch.endpoint.write.enabled",
+        havingValue = false,
+        matchIfMissing = true)
+    ConchEndpointWebExtension conchEndpointWebExtension(ConchEndpoint conchEndpoint) {
+      return new ConchEndpointWebExtension(conchEndpoint);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(ConchEndpointWebExtension.class)
+    @ConditionalOnBean(ConchEndpoint.class)
+    @ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
+    @ConditionalOnBooleanProperty("conch.endpoint.write.enabled")
+    WritableConchEndpointWebExtension conchWritableEndpointWebExtension(
+        ConchEndpoint conchEndpoint, Elections elections) {
+      return new WritableConchEndpointWebExtension(conchEndpoint, elections);
+    }
+
+    /**
+     * How any office's leader is read: from etcd without a lease, from the in-memory offices in
+     * standalone mode, else (the application's own elections on another store) from the candidate
+     * of the office, when this instance has one.
+     */
+    private static Function<String, Optional<Holder>> leaders(
+        Elections elections,
+        ObjectProvider<EtcdSession> session,
+        ObjectProvider<LocalOffices> localOffices) {
+      EtcdSession etcd = session.getIfUnique();
+      if (etcd != null) {
+        return etcd::leader;
+      }
+      LocalOffices local = localOffices.getIfUnique();
+      if (local != null) {
+        return local::leader;
+      }
+      return office -> elections.find(office).flatMap(Election::leader);
+    }
+  }
+}

@@ -1,0 +1,47 @@
+package dev.conch.spring.boot.autoconfigure.health;
+
+import dev.conch.Election;
+import dev.conch.etcd.EtcdSession;
+import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
+import dev.conch.spring.boot.autoconfigure.Elections;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * {@link EnableAutoConfiguration Auto-configuration} for the {@link ConchHealthIndicator}, when
+ * Spring Boot's health support is on the class path; {@code management.health.conch.enabled=false}
+ * switches it off.
+ *
+ * <p>The health module's own condition sits on a nested configuration, below the class condition:
+ * it is not even loaded when the health module is absent.
+ */
+@AutoConfiguration(after = ConchAutoConfiguration.class)
+@ConditionalOnClass({
+  Election.class,
+  HealthIndicator.class,
+  ConditionalOnEnabledHealthIndicator.class
+})
+@ConditionalOnBean(Elections.class)
+public final class ConchHealthContributorAutoConfiguration {
+
+  /** The indicator, unless switched off. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnEnabledHealthIndicator("conch")
+  static class HealthIndicatorConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean(name = {"conchHealthIndicator", "conchHealthContributor"})
+    ConchHealthIndicator conchHealthIndicator(
+        Elections elections, ObjectProvider<EtcdSession> session) {
+      return new ConchHealthIndicator(elections, session.getIfUnique());
+    }
+  }
+}

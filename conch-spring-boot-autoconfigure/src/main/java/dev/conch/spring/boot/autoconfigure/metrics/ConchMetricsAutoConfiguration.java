@@ -1,0 +1,34 @@
+package dev.conch.spring.boot.autoconfigure.metrics;
+
+import dev.conch.Election;
+import dev.conch.etcd.EtcdSession;
+import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
+import dev.conch.spring.boot.autoconfigure.Elections;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * {@link EnableAutoConfiguration Auto-configuration} for {@link ConchMetrics}, when Micrometer is
+ * on the class path and the application has a {@link MeterRegistry}.
+ */
+@AutoConfiguration(
+    after = ConchAutoConfiguration.class,
+    afterName =
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
+@ConditionalOnClass({Election.class, MeterRegistry.class})
+@ConditionalOnBean({MeterRegistry.class, Elections.class})
+public final class ConchMetricsAutoConfiguration {
+
+  @Bean
+  @ConditionalOnMissingBean
+  ConchMetrics conchMetrics(
+      MeterRegistry meterRegistry, Elections elections, ObjectProvider<EtcdSession> session) {
+    return new ConchMetrics(meterRegistry, elections, session.getIfUnique());
+  }
+}

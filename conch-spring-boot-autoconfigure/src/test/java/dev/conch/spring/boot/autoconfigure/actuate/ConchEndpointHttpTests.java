@@ -1,0 +1,251 @@
+package dev.conch.spring.boot.autoconfigure.actuate;
+
+import static dev.conch.spring.boot.autoconfigure.app.RunningApp.json;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.conch.Leadership;
+import dev.conch.spring.boot.autoconfigure.app.RunningApp;
+import dev.conch.spring.boot.autoconfigure.app.RunningApp.Response;
+import dev.conch.test.EtcdExtension;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The {@code conch} endpoint and meters over real HTTP, two applications against a real etcd
+ * member: the contract scripts and load balancers depend on.
+ */
+class ConchEndpointHttpTests {
+
+  @RegisterExtension static final EtcdExtension etcd = EtcdExtension.members(1);
+
+  private static final Duration WAIT = Duration.ofSeconds(30);
+
+  private static final AtomicInteger offices = new AtomicInteger();
+
+  @Test
+  void assertAnswers200OnTheLeaderAnd409OnTheOtherAndFlipsWhenTheLeaderShutsDown() {
+    String office = freshOffice();
+    String assertion = "/actuator/conch/" + office + "/assert";
+    RunningApp a = app(office, "a");
+    try (RunningApp b = app(office, "b")) {
+      await().atMost(WAIT).until(() -> a.get(assertion).status() == 200);
+      await().atMost(WAIT).until(() -> state(b, office).equals("FOLLOWING"));
+      Leadership term = a.election().leadership().orElseThrow();
+      String held = "{\"held\":true,\"rev\":%d,\"host\":\"%s\"}";
+      String notHeld = "{\"held\":false,\"rev\":%d,\"host\":\"%s\"}";
+
+      Response onA = a.get(assertion);
+      Response onB = b.get(assertion);
+
+      assertThat(onA.status()).isEqualTo(200);
+      assertThat(onA.json()).isEqualTo(json(held.formatted(term.token(), term.holder().host())));
+      assertThat(onB.status()).isEqualTo(409);
+      assertThat(onB.json()).isEqualTo(json(notHeld.formatted(term.token(), term.holder().host())));
+      assertThat(a.get(assertion + "?minRev=" + term.token()).status()).isEqualTo(200);
+      assertThat(a.get(assertion + "?minRev=" + (term.token() + 1)).status()).isEqualTo(409);
+
+      a.close();
+      await().atMost(WAIT).until(() -> b.get(assertion).status() == 200);
+      assertThat(b.get(assertion).json().get("rev").asLong()).isGreaterThan(term.token());
+    } finally {
+      a.close();
+    }
+  }
+
+  @Test
+  void overviewShowsThisInstanceAndEachOfficeWithItsStateLeaderAndToken() {
+    String office = freshOffice();
+    try (RunningApp a = app(office, "a");
+        RunningApp b = app(office, "b")) {
+      await().atMost(WAIT).until(() -> state(a, office).equals("LEADING"));
+      await().atMost(WAIT).until(() -> leaderId(b).equals("a"));
+      long token = a.election().token().orElseThrow();
+
+      JsonNode onA = a.get("/actuator/conch").json();
+      JsonNode onB = b.get("/actuator/conch").json();
+
+      assertThat(fieldNames(onA)).containsExactly("candidate", "offices");
+      assertThat(fieldNames(onA.get("candidate"))).containsExactly("id", "host", "pid");
+      assertThat(onA.get("candidate").get("id").asString()).isEqualTo("a");
+      assertThat(onA.get("candidate").get("pid").asLong()).isEqualTo(ProcessHandle.current().pid());
+      JsonNode leading = onA.get("offices").get(0);
+      assertThat(fieldNames(leading)).containsExactly("office", "state", "leader", "token");
+      assertThat(leading.get("office").asString()).isEqualTo(office);
+      assertThat(leading.get("token").asLong()).isEqualTo(token);
+      assertThat(leading.get("leader").get("rev").asLong()).isEqualTo(token);
+      JsonNode following = onB.get("offices").get(0);
+      assertThat(following.get("state").asString()).isEqualTo("FOLLOWING");
+      assertThat(following.get("token").isNull()).isTrue();
+      assertThat(following.get("leader").get("rev").asLong()).isEqualTo(token);
+    }
+  }
+
+  @Test
+  void leaderOfAnyOfficeIsReadFromEtcdAndAVacantOfficeIs404() {
+    String office = freshOffice();
+    try (RunningApp a = app(office, "a");
+        RunningApp observer = app(freshOffice(), "observer")) {
+      await().atMost(WAIT).until(() -> a.election().isLeader());
+      Leadership term = a.election().leadership().orElseThrow();
+
+      Response leader = observer.get("/actuator/conch/" + office);
+
+      assertThat(leader.status()).isEqualTo(200);
+      JsonNode holder = leader.json();
+      assertThat(fieldNames(holder))
+          .containsExactly("office", "host", "pid", "since", "id", "rev", "lease");
+      assertThat(holder.get("id").asString()).isEqualTo("a");
+      assertThat(holder.get("rev").asLong()).isEqualTo(term.token());
+      assertThat(holder.get("lease").asString()).isEqualTo(term.leaseHex());
+      assertThat(Instant.parse(holder.get("since").asString())).isBeforeOrEqualTo(Instant.now());
+      Response vacant = observer.get("/actuator/conch/vacant-" + office);
+      assertThat(vacant.status()).isEqualTo(404);
+      assertThat(vacant.json().get("error").asString()).contains("vacant");
+      assertThat(observer.get("/actuator/conch/not%20an%20office").status()).isEqualTo(400);
+      assertThat(observer.get("/actuator/conch/" + office + "/other").status()).isEqualTo(404);
+    }
+  }
+
+  @Test
+  void keyOfAnotherToolIsShownWithItsRawValue() throws Exception {
+    String office = freshOffice();
+    try (Client client =
+            Client.builder()
+                .endpoints(etcd.cluster().endpointList().toArray(String[]::new))
+                .build();
+        RunningApp observer = app(freshOffice(), "observer")) {
+      ByteSequence key = bytes("/conch/v1/elect/" + office + "/694d");
+      long rev =
+          client
+              .getKVClient()
+              .put(key, bytes("not json"))
+              .get(10, TimeUnit.SECONDS)
+              .getHeader()
+              .getRevision();
+
+      Response leader = observer.get("/actuator/conch/" + office);
+
+      assertThat(leader.status()).isEqualTo(200);
+      assertThat(leader.json())
+          .isEqualTo(
+              json(
+                  ("{\"office\":\"%s\",\"host\":null,\"pid\":0,\"since\":null,\"id\":null,"
+                          + "\"rev\":%d,\"lease\":\"0\",\"value\":\"not json\"}")
+                      .formatted(office, rev)));
+    }
+  }
+
+  @Test
+  void writeOperationIsNotMappedByDefault() {
+    String office = freshOffice();
+    try (RunningApp a = app(office, "a")) {
+      await().atMost(WAIT).until(() -> a.election().isLeader());
+
+      Response post = a.post("/actuator/conch/" + office, "{\"action\":\"transfer\"}");
+
+      assertThat(post.status()).isIn(404, 405);
+      assertThat(a.election().isLeader()).isTrue();
+    }
+  }
+
+  @Test
+  void transferThroughTheWriteOperationHandsOverAndTheAssertAndTheGaugeFollow() {
+    String office = freshOffice();
+    String assertion = "/actuator/conch/" + office + "/assert";
+    String write = "conch.endpoint.write.enabled=true";
+    try (RunningApp a = app(office, "a", write);
+        RunningApp b = app(office, "b", write)) {
+      await().atMost(WAIT).until(() -> a.get(assertion).status() == 200);
+      await().atMost(WAIT).until(() -> state(b, office).equals("FOLLOWING"));
+      assertThat(gauge(a, "conch.leader", office)).isEqualTo(1.0);
+      assertThat(gauge(b, "conch.leader", office)).isEqualTo(0.0);
+
+      Response transfer = a.post("/actuator/conch/" + office, "{\"action\":\"transfer\"}");
+
+      assertThat(transfer.status()).isEqualTo(200);
+      assertThat(transfer.json().get("action").asString()).isEqualTo("transfer");
+      await().atMost(WAIT).until(() -> b.get(assertion).status() == 200);
+      assertThat(a.get(assertion).status()).isEqualTo(409);
+      await().atMost(WAIT).until(() -> gauge(b, "conch.leader", office) == 1.0);
+      assertThat(gauge(a, "conch.leader", office)).isEqualTo(0.0);
+      await()
+          .atMost(WAIT)
+          .until(() -> gauge(a, "conch.transitions", office, "kind:transferred") == 1.0);
+      assertThat(gauge(b, "conch.transitions", office, "kind:acquired")).isEqualTo(1.0);
+      assertThat(gauge(b, "conch.campaign", office)).isEqualTo(1.0);
+
+      await().atMost(WAIT).until(() -> state(a, office).equals("FOLLOWING"));
+      assertThat(a.post("/actuator/conch/" + office, "{\"action\":\"transfer\"}").status())
+          .isEqualTo(409);
+      assertThat(b.post("/actuator/conch/" + office, "{\"action\":\"dance\"}").status())
+          .isEqualTo(400);
+      assertThat(b.post("/actuator/conch/elsewhere", "{\"action\":\"resign\"}").status())
+          .isEqualTo(404);
+      assertThat(b.post("/actuator/conch/" + office, "{\"action\":\"resign\"}").status())
+          .isEqualTo(200);
+      await().atMost(WAIT).until(() -> a.get(assertion).status() == 200);
+      assertThat(state(b, office)).isEqualTo("RESIGNED");
+    }
+  }
+
+  private static RunningApp app(String office, String id, String... properties) {
+    List<String> all = new ArrayList<>();
+    all.add("conch.etcd.endpoints=" + etcd.cluster().endpoints());
+    all.add("conch.office=" + office);
+    all.add("conch.candidate.id=" + id);
+    all.addAll(List.of(properties));
+    return RunningApp.start(all.toArray(String[]::new));
+  }
+
+  private static String freshOffice() {
+    return "http-" + offices.incrementAndGet() + "-" + System.nanoTime() % 100_000;
+  }
+
+  /** The state of {@code office} in the application's overview. */
+  private static String state(RunningApp app, String office) {
+    for (JsonNode entry : app.get("/actuator/conch").json().get("offices")) {
+      if (entry.get("office").asString().equals(office)) {
+        return entry.get("state").asString();
+      }
+    }
+    return "absent";
+  }
+
+  /** The id of the first office's leader in the application's overview, or "none". */
+  private static String leaderId(RunningApp app) {
+    JsonNode leader = app.get("/actuator/conch").json().get("offices").get(0).get("leader");
+    return leader.isNull() ? "none" : leader.get("id").asString();
+  }
+
+  /** The first measurement of a meter of {@code office}, through the metrics endpoint. */
+  static double gauge(RunningApp app, String meter, String office, String... tags) {
+    StringBuilder path = new StringBuilder("/actuator/metrics/" + meter + "?tag=office:" + office);
+    for (String tag : tags) {
+      path.append("&tag=").append(tag);
+    }
+    Response response = app.get(path.toString());
+    if (response.status() != 200) {
+      return -1;
+    }
+    return response.json().get("measurements").get(0).get("value").asDouble();
+  }
+
+  private static ByteSequence bytes(String text) {
+    return ByteSequence.from(text, StandardCharsets.UTF_8);
+  }
+
+  private static List<String> fieldNames(JsonNode node) {
+    return new ArrayList<>(node.propertyNames());
+  }
+}
