@@ -49,6 +49,7 @@ public final class EtcdSession implements AutoCloseable {
   private final AtomicLong renewalFailures = new AtomicLong();
   private final AtomicLong wakeups = new AtomicLong();
   private final Thread keeper;
+  private final ConnectBackoff connectBackoff;
 
   // Guarded by monitor.
   private final List<Pending> pending = new ArrayList<>();
@@ -61,6 +62,7 @@ public final class EtcdSession implements AutoCloseable {
     this.client = client;
     this.options = options;
     this.ticker = options.ticker();
+    this.connectBackoff = new ConnectBackoff(client);
     this.keeper = new Thread(this::keepAlive, "conch-session");
     this.keeper.setDaemon(true);
     this.keeper.start();
@@ -273,8 +275,15 @@ public final class EtcdSession implements AutoCloseable {
       try {
         if (current == null) {
           long ttl = options.ttl().toSeconds();
+          // Bounded by the renew interval too: a grant that still waits for an etcd that was away
+          // would hold up the one that succeeds once it is back (an abandoned grant holds no keys
+          // and simply expires).
+          Duration grantTimeout =
+              options.timeout().compareTo(options.renewInterval()) < 0
+                  ? options.timeout()
+                  : options.renewInterval();
           LeaseGrantResponse granted =
-              await(client.getLeaseClient().grant(ttl), options.timeout(), "lease grant");
+              await(client.getLeaseClient().grant(ttl), grantTimeout, "lease grant");
           long id = granted.getID();
           synchronized (monitor) {
             lease = new Lease(id, sendAt + TimeUnit.SECONDS.toNanos(granted.getTTL()));
@@ -296,6 +305,7 @@ public final class EtcdSession implements AutoCloseable {
         nextAttempt = lastAckSend + options.renewInterval().toNanos();
       } catch (EtcdUnavailableException e) {
         lastError = EtcdCalls.describe(e);
+        connectBackoff.reset();
         if (current == null) {
           nextAttempt = ticker.nanoTime() + retry.toNanos();
         } else if (isNotFound(e)) {
@@ -330,21 +340,32 @@ public final class EtcdSession implements AutoCloseable {
       if (lease == gone) {
         lease = null;
       }
+      // Tried on this tick without waiting: a new lease must not wait for an etcd that is away.
+      pending.add(
+          new Pending(
+              "revoking lease " + Long.toHexString(gone.id),
+              () -> client.getLeaseClient().revoke(gone.id)));
     }
     watchers.forEach(Runnable::run);
-    ensure(
-        "revoking lease " + Long.toHexString(gone.id),
-        () -> client.getLeaseClient().revoke(gone.id));
   }
 
+  /**
+   * Starts every pending action that is not already under way, without waiting for any: the
+   * keep-alive loop must go on renewing and granting while etcd is away.
+   */
   private void retryPending() {
     List<Pending> due;
     synchronized (monitor) {
       due = List.copyOf(pending);
     }
-    List<Pending> done = due.stream().filter(p -> p.attempt(options.timeout())).toList();
-    synchronized (monitor) {
-      pending.removeAll(done);
+    for (Pending action : due) {
+      action.launch(
+          options.timeout(),
+          () -> {
+            synchronized (monitor) {
+              pending.remove(action);
+            }
+          });
     }
   }
 
@@ -369,8 +390,19 @@ public final class EtcdSession implements AutoCloseable {
     }
   }
 
-  private record Pending(String what, Supplier<CompletableFuture<?>> call) {
-    /** Returns whether it is done (succeeded, or the thing is gone). */
+  /** An action that must happen once etcd answers: a resign, a withdrawal, a revoke. */
+  private static final class Pending {
+    private final String what;
+    private final Supplier<CompletableFuture<?>> call;
+    private final java.util.concurrent.atomic.AtomicBoolean underWay =
+        new java.util.concurrent.atomic.AtomicBoolean();
+
+    Pending(String what, Supplier<CompletableFuture<?>> call) {
+      this.what = what;
+      this.call = call;
+    }
+
+    /** Runs it and waits; returns whether it is done (succeeded, or the thing is gone). */
     boolean attempt(Duration timeout) {
       try {
         EtcdCalls.awaitUninterruptibly(call.get(), timeout, what);
@@ -386,6 +418,32 @@ public final class EtcdSession implements AutoCloseable {
         log.warn("{} failed: {}", what, EtcdCalls.describe(e));
         return true;
       }
+    }
+
+    /** Runs it without waiting, unless it is under way; {@code done} runs once it is done. */
+    void launch(Duration timeout, Runnable done) {
+      if (!underWay.compareAndSet(false, true)) {
+        return;
+      }
+      CompletableFuture<?> future;
+      try {
+        future = call.get();
+      } catch (RuntimeException e) {
+        log.warn("{} failed: {}", what, EtcdCalls.describe(e));
+        done.run();
+        return;
+      }
+      future
+          .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+          .whenComplete(
+              (result, error) -> {
+                underWay.set(false);
+                if (error == null || isNotFound(error)) {
+                  done.run();
+                } else {
+                  log.debug("{} failed, will retry: {}", what, EtcdCalls.describe(error));
+                }
+              });
     }
   }
 }
