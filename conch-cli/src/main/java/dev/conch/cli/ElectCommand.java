@@ -1,0 +1,206 @@
+package dev.conch.cli;
+
+import dev.conch.Offices;
+import dev.conch.cli.logging.StderrLogging;
+import dev.conch.etcd.EtcdSession;
+import io.etcd.jetcd.Client;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code conch elect}: run a command while leading an office, or look at who leads it. */
+@Command(
+    name = "elect",
+    sortOptions = false,
+    usageHelpWidth = 100,
+    mixinStandardHelpOptions = true,
+    versionProvider = ConchCommand.Version.class,
+    customSynopsis = {
+      "conch elect <office> [--ttl 10s] [--restart] [--kill-after 5s] [--on-acquire CMD]",
+      "                     [--on-lose CMD] [--hook-timeout 30s] [--wait D | --nonblock] -- <cmd...>",
+      "conch elect <office> --who [--json]",
+      "conch elect <office> --watch [--json]",
+      "conch elect <office> --assert [--min-rev N] [--json]",
+    },
+    description = {
+      "Runs <cmd> only while this process leads <office> in etcd, or shows who leads it.",
+      "The child gets CONCH_NAME (office), CONCH_REV (fencing token) and CONCH_LEASE (hex)."
+    },
+    footerHeading = "%nExit status:%n",
+    footer = {
+      "  0   the child's own code after a clean exit; --who: a leader; --assert: held",
+      "  1   --who: vacant; --assert: not held by this host (or below --min-rev)",
+      " 64   usage error (the message names the flag or value)",
+      " 69   etcd unreachable",
+      " 70   leadership lost while the child ran (without --restart)",
+      " 75   --wait ran out (or --nonblock and the office was held)",
+      "130   SIGINT, 143 SIGTERM: the child's group was stopped and the office resigned",
+      "127   (bin/conch) the build or java is missing"
+    })
+final class ElectCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Parameters(index = "0", paramLabel = "<office>", description = "the office, e.g. billing")
+  String office;
+
+  @Option(names = "--who", description = "print the current leader; exit 1 when vacant")
+  boolean who;
+
+  @Option(names = "--watch", description = "print the leader at once and on every change")
+  boolean watch;
+
+  @Option(names = "--assert", description = "exit 0 only if this host holds the office")
+  boolean assertHeld;
+
+  @Option(
+      names = "--min-rev",
+      paramLabel = "N",
+      description = "with --assert: and its fencing token is at least N")
+  Long minRev;
+
+  @Option(names = "--restart", description = "run the command again after it ends or is lost")
+  boolean restart;
+
+  @Option(
+      names = "--kill-after",
+      paramLabel = "D",
+      defaultValue = "5s",
+      converter = ConnectionOptions.DurationConverter.class,
+      description = "SIGKILL the child's group this long after SIGTERM (default: ${DEFAULT-VALUE})")
+  Duration killAfter;
+
+  @Option(names = "--on-acquire", paramLabel = "CMD", description = "sh -c CMD on winning")
+  String onAcquire;
+
+  @Option(names = "--on-lose", paramLabel = "CMD", description = "sh -c CMD after the child stops")
+  String onLose;
+
+  @Option(
+      names = "--hook-timeout",
+      paramLabel = "D",
+      defaultValue = "30s",
+      converter = ConnectionOptions.DurationConverter.class,
+      description = "longest a hook may run (default: ${DEFAULT-VALUE})")
+  Duration hookTimeout;
+
+  @Option(
+      names = "--wait",
+      paramLabel = "D",
+      converter = ConnectionOptions.DurationConverter.class,
+      description = "campaign at most this long, then exit 75 (default: forever)")
+  Duration waitFor;
+
+  @Option(names = "--nonblock", description = "--wait 0: exit 75 at once if the office is held")
+  boolean nonblock;
+
+  @Mixin ConnectionOptions connection;
+
+  /** The words after {@code --}, set by {@link Main}; {@code null} when there was no {@code --}. */
+  List<String> command;
+
+  private PrintStream out = System.out;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    StderrLogging.configure(connection.quiet, connection.json);
+    Mode mode = validate();
+    if (mode == Mode.WATCH) {
+      new LeaderWatch(
+              connection::connect,
+              office,
+              connection.sessionOptions().electionName(office),
+              ConnectionOptions.CALL_TIMEOUT,
+              leader -> out.println(Views.leader(office, leader, connection.json)))
+          .run();
+      return ExitStatus.OK;
+    }
+    Client client = connection.connect();
+    EtcdSession session = EtcdSession.open(client, connection.sessionOptions());
+    return switch (mode) {
+      case WHO -> Reads.who(session, office, connection.json, out);
+      case ASSERT ->
+          Reads.assertHeld(session, office, minRev == null ? 0 : minRev, connection.json, out);
+      default -> new RunMode(session, runSpec()).run();
+    };
+  }
+
+  private enum Mode {
+    WHO,
+    WATCH,
+    ASSERT,
+    RUN
+  }
+
+  /** Checks what picocli cannot: values against each other and the chosen form. */
+  private Mode validate() {
+    Offices.requireValidName(office);
+    connection.validate();
+    int forms = (who ? 1 : 0) + (watch ? 1 : 0) + (assertHeld ? 1 : 0) + (command != null ? 1 : 0);
+    if (forms == 0) {
+      throw new UsageException(
+          "nothing to do: give --who, --watch, --assert, or a command after '--'");
+    }
+    if (forms > 1) {
+      throw new UsageException(
+          "choose one of --who, --watch, --assert, or a command after '--'"
+              + (command != null ? " (a command after '--' means run mode)" : ""));
+    }
+    if (minRev != null && !assertHeld) {
+      throw new UsageException("--min-rev goes with --assert");
+    }
+    if (minRev != null && minRev < 0) {
+      throw new UsageException("invalid --min-rev '" + minRev + "': a revision, 0 or more");
+    }
+    if (command == null) {
+      for (String flag :
+          List.of(
+              "--restart",
+              "--kill-after",
+              "--on-acquire",
+              "--on-lose",
+              "--hook-timeout",
+              "--wait",
+              "--nonblock")) {
+        if (spec.commandLine().getParseResult().hasMatchedOption(flag)) {
+          throw new UsageException(
+              flag + " applies only when running a command: conch elect <office> ... -- <cmd...>");
+        }
+      }
+      return who ? Mode.WHO : watch ? Mode.WATCH : Mode.ASSERT;
+    }
+    if (command.isEmpty()) {
+      throw new UsageException("no command after '--'");
+    }
+    if (waitFor != null && nonblock) {
+      throw new UsageException("--wait and --nonblock exclude each other (--nonblock is --wait 0)");
+    }
+    if (hookTimeout.isZero()) {
+      throw new UsageException("invalid --hook-timeout '0s': a positive duration");
+    }
+    return Mode.RUN;
+  }
+
+  private RunMode.Spec runSpec() {
+    return new RunMode.Spec(
+        office,
+        List.copyOf(command),
+        restart,
+        killAfter,
+        blankToNull(onAcquire),
+        blankToNull(onLose),
+        hookTimeout,
+        nonblock ? Duration.ZERO : waitFor);
+  }
+
+  private static String blankToNull(String hook) {
+    return hook == null || hook.isBlank() ? null : hook;
+  }
+}

@@ -1,0 +1,5 @@
+/**
+ * The {@code conch} command line: {@code conch elect} runs a command only while leading an office,
+ * or shows, watches and asserts who leads it. No Spring, few classes: it must start fast.
+ */
+package dev.conch.cli;
