@@ -1,0 +1,116 @@
+package dev.conch.sample;
+
+import dev.conch.Election;
+import dev.conch.EtcdUnavailableException;
+import dev.conch.Leadership;
+import dev.conch.LossReason;
+import dev.conch.NotLeaderException;
+import dev.conch.spring.boot.autoconfigure.OnLeadership;
+import dev.conch.spring.boot.autoconfigure.OnLeadership.Transition;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.stereotype.Component;
+
+/**
+ * The work that must run on one instance only: every {@code sample.report.interval} the leader of
+ * the office makes a report, stamps it with its fencing token, and stores it in etcd with a fenced
+ * write that etcd refuses once a newer leader exists.
+ *
+ * <p>The schedule runs on every instance; the leadership check inside decides. The acquire and lose
+ * methods are where a real job would open and close what it needs while it leads.
+ */
+@Component
+public class ReportJob {
+
+  private static final Logger log = LoggerFactory.getLogger(ReportJob.class);
+
+  private final Election election;
+
+  private final String key;
+
+  private final AtomicLong made = new AtomicLong();
+
+  private final AtomicReference<Report> last = new AtomicReference<>();
+
+  /**
+   * The job of the default office ({@code conch.office}), storing reports at {@code key}.
+   *
+   * @param election this instance's candidate for the default office
+   * @param key the etcd key the fenced write stores the latest report at
+   */
+  public ReportJob(Election election, @Value("${sample.report.key}") String key) {
+    this.election = election;
+    this.key = key;
+  }
+
+  /** Runs before this instance is reported as leading: a real job would open its resources here. */
+  @OnLeadership
+  void startReporting(Leadership leadership) {
+    log.info(
+        "Leading office {} with token {}: reports start now",
+        leadership.office(),
+        leadership.token());
+  }
+
+  /** Runs before the office is released, and before the lease could expire: stop the work here. */
+  @OnLeadership(on = Transition.LOST)
+  void stopReporting(Leadership leadership, LossReason reason) {
+    log.info(
+        "No longer leading office {} (token {}, {}): reports stop now",
+        leadership.office(),
+        leadership.token(),
+        reason);
+  }
+
+  /** Makes one report if this instance leads; does nothing on the others. */
+  @Scheduled(
+      initialDelayString = "${sample.report.interval}",
+      fixedDelayString = "${sample.report.interval}")
+  public void report() {
+    // token() is checked against the lease deadline on every call, so it is empty as soon as this
+    // instance may no longer act, even before the lose methods have run.
+    OptionalLong token = this.election.token();
+    if (token.isEmpty()) {
+      return;
+    }
+    Report report =
+        new Report(
+            this.made.incrementAndGet(),
+            this.election.candidate().id(),
+            token.getAsLong(),
+            Instant.now(),
+            false);
+    boolean stored;
+    try {
+      // The guard: etcd writes only while the key of this term is still the leader's key, so a
+      // stale leader (frozen past its lease) cannot overwrite a newer leader's report.
+      stored = this.election.guardedPut(this.key, report.toJson());
+    } catch (NotLeaderException ex) {
+      log.info("Report {} dropped: leadership ended before it was stored", report.number());
+      return;
+    } catch (EtcdUnavailableException ex) {
+      log.warn("Report {} not stored: {}", report.number(), ex.getMessage());
+      return;
+    }
+    report = report.stored(stored);
+    this.last.set(report);
+    if (stored) {
+      log.info(
+          "Report {} by {} with token {} stored", report.number(), report.by(), report.token());
+    } else {
+      log.warn("Report {} with token {} refused by the fence", report.number(), report.token());
+    }
+  }
+
+  /** The latest report this instance made, if it ever led. */
+  public Optional<Report> lastReport() {
+    return Optional.ofNullable(this.last.get());
+  }
+}

@@ -1,0 +1,116 @@
+package dev.conch.sample;
+
+import static org.springframework.web.util.HtmlUtils.htmlEscape;
+
+import dev.conch.Election;
+import dev.conch.EtcdUnavailableException;
+import dev.conch.Holder;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.springframework.core.env.Environment;
+import org.springframework.http.MediaType;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * The page at {@code /}: this instance, its state, who leads, and the token, as plain HTML that
+ * reloads itself every two seconds. No template engine and no script: the sample shows conch, not a
+ * web stack.
+ */
+@RestController
+public class StatusPage {
+
+  private final Election election;
+
+  private final ReportJob job;
+
+  private final LeadershipLog events;
+
+  private final Environment environment;
+
+  /** The page of this instance's candidate for the default office. */
+  public StatusPage(
+      Election election, ReportJob job, LeadershipLog events, Environment environment) {
+    this.election = election;
+    this.job = job;
+    this.events = events;
+    this.environment = environment;
+  }
+
+  /** Renders the page; the leader is read from etcd on each request. */
+  @GetMapping(path = "/", produces = MediaType.TEXT_HTML_VALUE)
+  public String page() {
+    Holder me = this.election.candidate();
+    OptionalLong token = this.election.token();
+    String office = this.election.office();
+    StringBuilder html = new StringBuilder(2048);
+    html.append("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">")
+        .append("<meta http-equiv=\"refresh\" content=\"2\">")
+        .append("<title>conch sample: ")
+        .append(htmlEscape(me.id()))
+        .append("</title></head>\n<body style=\"font-family: sans-serif\">\n")
+        .append("<h1>conch sample app</h1>\n<table>\n");
+    row(
+        html,
+        "this instance",
+        me.id()
+            + " (host "
+            + me.host()
+            + ", pid "
+            + me.pid()
+            + ", port "
+            + this.environment.getProperty("local.server.port", "?")
+            + ")");
+    row(html, "office", office);
+    row(html, "state", this.election.state().toString());
+    row(html, "token", token.isPresent() ? Long.toString(token.getAsLong()) : "none (not leading)");
+    row(html, "leader", leader());
+    row(html, "last report", this.job.lastReport().map(StatusPage::describe).orElse("none"));
+    html.append("</table>\n<h2>leadership events</h2>\n<ul>\n");
+    for (LeadershipLog.Entry entry : this.events.entries()) {
+      html.append("<li>").append(htmlEscape(entry.at() + " " + entry.text())).append("</li>\n");
+    }
+    html.append("</ul>\n<p>")
+        .append(link("/actuator/conch"))
+        .append(' ')
+        .append(link("/actuator/conch/" + office))
+        .append(' ')
+        .append(link("/actuator/conch/" + office + "/assert"))
+        .append(' ')
+        .append(link("/actuator/health"))
+        .append("</p>\n</body></html>\n");
+    return html.toString();
+  }
+
+  private String leader() {
+    try {
+      Optional<Holder> leader = this.election.leader();
+      return leader.map(LeadershipLog::describe).orElse("none: the office is vacant");
+    } catch (EtcdUnavailableException ex) {
+      return "unknown: etcd cannot be reached (" + ex.getMessage() + ")";
+    }
+  }
+
+  private static String describe(Report report) {
+    return "#"
+        + report.number()
+        + " at "
+        + report.at()
+        + " with token "
+        + report.token()
+        + (report.stored() ? ", stored by the fenced write" : ", refused by the fence");
+  }
+
+  private static void row(StringBuilder html, String name, String value) {
+    html.append("<tr><th align=\"left\">")
+        .append(htmlEscape(name))
+        .append("</th><td>")
+        .append(htmlEscape(value))
+        .append("</td></tr>\n");
+  }
+
+  private static String link(String path) {
+    String escaped = htmlEscape(path);
+    return "<a href=\"" + escaped + "\">" + escaped + "</a>";
+  }
+}
