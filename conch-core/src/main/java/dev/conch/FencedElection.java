@@ -9,10 +9,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,7 +66,7 @@ public final class FencedElection implements Election {
     this.self = Holder.self(options.office(), options.candidateId(), null);
     this.lossLead = options.lossLead().toNanos();
     this.events = new EventDispatcher(options.office(), options.eventBuffer());
-    this.hooks = new HookRunner(options.office());
+    this.hooks = new HookRunner(options, ticker);
   }
 
   @Override
@@ -364,7 +361,7 @@ public final class FencedElection implements Election {
     LossReason reason = null;
     current = grant;
     for (LeadershipHandler handler : handlers) {
-      reason = runAcquireHook(handler, term, grant, started);
+      reason = hooks.acquire(handler, term, () -> endOf(grant), started);
       if (reason != null) {
         break;
       }
@@ -381,7 +378,7 @@ public final class FencedElection implements Election {
     current = null;
     wake();
     for (int i = started.size() - 1; i >= 0; i--) {
-      runLoseHook(started.get(i), term, reason);
+      hooks.lose(started.get(i), term, reason);
     }
     log.info("office {}: no longer leading (token {}): {}", office(), term.token(), reason);
     // The event goes out before the key is deleted: the work has stopped, and a release that waits
@@ -410,110 +407,6 @@ public final class FencedElection implements Election {
       }
     }
     return reason;
-  }
-
-  /**
-   * Runs one acquire hook; null when it succeeded, else why leadership must end. A hook that
-   * returned normally is added to {@code started}, even when leadership ended meanwhile, so that
-   * its lose hook runs: whatever it started must be stopped.
-   */
-  private LossReason runAcquireHook(
-      LeadershipHandler handler, Leadership term, Grant grant, List<LeadershipHandler> started) {
-    Future<?> hook =
-        hooks.submit(
-            () -> {
-              handler.acquired(term);
-              return null;
-            });
-    long timeoutAt = ticker.nanoTime() + options.hookTimeout().toNanos();
-    while (true) {
-      LossReason ended = endOf(grant);
-      boolean timedOut = ticker.nanoTime() - timeoutAt >= 0;
-      if (ended != null || timedOut) {
-        hooks.abandon(hook);
-        if (returnedNormally(hook)) {
-          started.add(handler);
-        }
-        if (ended != null) {
-          log.warn("office {}: leadership ended ({}) while acquire hooks ran", office(), ended);
-          return ended;
-        }
-        log.warn(
-            "office {}: acquire hook timed out after {}; stepping down",
-            office(),
-            Durations.format(options.hookTimeout()));
-        return LossReason.ACQUIRE_FAILED;
-      }
-      try {
-        hook.get(
-            Math.min(timeoutAt - ticker.nanoTime(), TimeUnit.MILLISECONDS.toNanos(50)),
-            TimeUnit.NANOSECONDS);
-        started.add(handler);
-        return null;
-      } catch (TimeoutException e) {
-        // Not done yet: look at the grant and the clock again.
-      } catch (ExecutionException e) {
-        log.warn("office {}: acquire hook failed; stepping down", office(), e.getCause());
-        return LossReason.ACQUIRE_FAILED;
-      } catch (InterruptedException e) {
-        hooks.abandon(hook);
-        if (returnedNormally(hook)) {
-          started.add(handler);
-        }
-        return LossReason.CLOSED;
-      }
-    }
-  }
-
-  private static boolean returnedNormally(Future<?> hook) {
-    if (!hook.isDone() || hook.isCancelled()) {
-      return false;
-    }
-    try {
-      hook.get(0, TimeUnit.NANOSECONDS);
-      return true;
-    } catch (ExecutionException | TimeoutException | java.util.concurrent.CancellationException e) {
-      return false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
-  }
-
-  private void runLoseHook(LeadershipHandler handler, Leadership term, LossReason reason) {
-    Future<?> hook =
-        hooks.submit(
-            () -> {
-              handler.lost(term, reason);
-              return null;
-            });
-    try {
-      try {
-        hook.get(options.stopTimeout().toNanos(), TimeUnit.NANOSECONDS);
-      } catch (TimeoutException e) {
-        // The stop timeout is what the loss lead leaves before the lease could expire.
-        if (!reason.isVoluntary()) {
-          log.warn(
-              "office {}: lose hook still running after the stop timeout ({}): its work may"
-                  + " overlap a successor's; raise the stop timeout or make the hook faster",
-              office(),
-              Durations.format(options.stopTimeout()));
-        }
-        hook.get(
-            options.hookTimeout().minus(options.stopTimeout()).toNanos(), TimeUnit.NANOSECONDS);
-      }
-    } catch (TimeoutException e) {
-      hooks.abandon(hook);
-      log.warn(
-          "office {}: lose hook timed out after {}",
-          office(),
-          Durations.format(options.hookTimeout()));
-    } catch (ExecutionException e) {
-      log.warn("office {}: lose hook failed", office(), e.getCause());
-    } catch (InterruptedException e) {
-      hooks.abandon(hook);
-      Thread.currentThread().interrupt();
-    }
   }
 
   /** Why the grant ended, or null while it may still be believed and no command asks to stop. */

@@ -13,6 +13,9 @@ public interface LeadershipHandler {
   /** Starts the work of a leader. Throwing means: do not lead now. */
   default void acquired(Leadership leadership) throws Exception {}
 
-  /** Stops the work of a leader; called once for each successful {@link #acquired}. */
+  /**
+   * Stops the work of a leader; called once for each call of {@link #acquired}, also one that
+   * failed, timed out or was cut short by the end of the term, so that whatever it began stops.
+   */
   default void lost(Leadership leadership, LossReason reason) throws Exception {}
 }

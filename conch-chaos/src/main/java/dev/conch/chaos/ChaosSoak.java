@@ -25,7 +25,8 @@ import java.util.UUID;
  * </pre>
  *
  * Arguments: {@code --members 1|3}, {@code --candidates K}, {@code --minutes M} or {@code --seconds
- * S}, {@code --ttl S}, {@code --seed N}, {@code --launcher PATH}. Exits 0 when every check holds.
+ * S}, {@code --ttl S}, {@code --seed N}, {@code --faults KIND,KIND}, {@code --launcher PATH}. Exits
+ * 0 when every check holds.
  */
 public final class ChaosSoak {
 
@@ -158,7 +159,12 @@ public final class ChaosSoak {
 
   private void record(Fault kind, String target, int candidate, long start, long heal) {
     faults.add(new FaultRecord(kind, target, candidate, start, heal));
-    System.out.printf("  %-18s %-28s held %5d ms%n", kind, target, (heal - start) / 1_000_000);
+    System.out.printf(
+        "  %s %-18s %-28s held %5d ms%n",
+        java.time.LocalTime.ofNanoOfDay(heal % 86_400_000_000_000L),
+        kind,
+        target,
+        (heal - start) / 1_000_000);
   }
 
   /** The candidate whose command beat last, or a random one when none runs. */
@@ -185,6 +191,7 @@ public final class ChaosSoak {
     Duration ttl = Duration.ofSeconds(3);
     long seed = System.currentTimeMillis();
     Path launcher = Path.of("bin/conch").toAbsolutePath();
+    java.util.Set<Fault> faults = null;
     for (int i = 0; i < args.length; i++) {
       String value = i + 1 < args.length ? args[i + 1] : "";
       switch (args[i]) {
@@ -195,6 +202,12 @@ public final class ChaosSoak {
         case "--ttl" -> ttl = Duration.ofSeconds(Long.parseLong(value));
         case "--seed" -> seed = Long.parseLong(value);
         case "--launcher" -> launcher = Path.of(value).toAbsolutePath();
+        case "--faults" -> {
+          faults = java.util.EnumSet.noneOf(Fault.class);
+          for (String name : value.split(",")) {
+            faults.add(Fault.valueOf(name.trim().toUpperCase(java.util.Locale.ROOT)));
+          }
+        }
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
       i++;
@@ -211,7 +224,7 @@ public final class ChaosSoak {
         ttl,
         Duration.ofMillis(500),
         seed,
-        SoakOptions.allFaults(members),
+        faults == null ? SoakOptions.allFaults(members) : faults,
         launcher);
   }
 }

@@ -68,21 +68,7 @@ final class EtcdLock implements FencedLock {
     ByteSequence value = bytes(self.at(0, lease.id).toValueJson());
     long rev = 0;
     try {
-      TxnResponse put =
-          await(
-              kv().txn()
-                  .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                  .Then(Op.put(key, value, leased(lease)))
-                  .Else(Op.get(key, GetOption.DEFAULT))
-                  .commit(),
-              session.timeout(),
-              "campaign for office '" + office + "'");
-      // A key of our lease that already exists is ours from an earlier attempt whose answer was
-      // lost: adopt it, as etcd's recipe does.
-      rev =
-          put.isSucceeded()
-              ? put.getHeader().getRevision()
-              : put.getGetResponses().get(0).getKvs().get(0).getCreateRevision();
+      rev = put(key, value, lease);
       waitForPredecessors(rev, lease, ahead);
       Holder won = self.since(session.options().clock().instant()).at(rev, lease.id);
       // The win is believed only if our key is still the one we created: etcd's own recipe can
@@ -117,6 +103,36 @@ final class EtcdLock implements FencedLock {
       }
       throw e;
     }
+  }
+
+  /**
+   * Writes the candidate's key and returns its create revision. A key of this lease that exists
+   * already (an earlier term, or an attempt whose answer was lost) is never adopted: its release
+   * may still be pending, and a new term needs a new token. It is deleted, and the key written
+   * anew.
+   */
+  private long put(ByteSequence key, ByteSequence value, EtcdSession.Lease lease)
+      throws InterruptedException {
+    for (int attempt = 0; attempt < 2; attempt++) {
+      TxnResponse put =
+          await(
+              kv().txn()
+                  .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                  .Then(Op.put(key, value, leased(lease)))
+                  .Else(Op.get(key, GetOption.DEFAULT))
+                  .commit(),
+              session.timeout(),
+              "campaign for office '" + office + "'");
+      if (put.isSucceeded()) {
+        return put.getHeader().getRevision();
+      }
+      long stale = put.getGetResponses().get(0).getKvs().get(0).getCreateRevision();
+      await(
+          deleteIf(key, stale),
+          session.timeout(),
+          "removing an old key of office '" + office + "'");
+    }
+    throw new ConchException("office '" + office + "': could not write a fresh candidate key");
   }
 
   private void waitForPredecessors(

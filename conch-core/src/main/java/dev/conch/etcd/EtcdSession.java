@@ -52,7 +52,7 @@ public final class EtcdSession implements AutoCloseable {
   private final ConnectBackoff connectBackoff;
 
   // Guarded by monitor.
-  private final List<Pending> pending = new ArrayList<>();
+  private final List<PendingAction> pending = new ArrayList<>();
   private Lease lease;
   private boolean wanted;
   private boolean closed;
@@ -233,7 +233,7 @@ public final class EtcdSession implements AutoCloseable {
    * succeeds or etcd says the thing is gone: how a resign or revoke that failed is not forgotten.
    */
   void ensure(String what, Supplier<CompletableFuture<?>> call) {
-    Pending action = new Pending(what, call);
+    PendingAction action = new PendingAction(what, call);
     if (!action.attempt(options.timeout())) {
       synchronized (monitor) {
         pending.add(action);
@@ -342,7 +342,7 @@ public final class EtcdSession implements AutoCloseable {
       }
       // Tried on this tick without waiting: a new lease must not wait for an etcd that is away.
       pending.add(
-          new Pending(
+          new PendingAction(
               "revoking lease " + Long.toHexString(gone.id),
               () -> client.getLeaseClient().revoke(gone.id)));
     }
@@ -354,11 +354,11 @@ public final class EtcdSession implements AutoCloseable {
    * keep-alive loop must go on renewing and granting while etcd is away.
    */
   private void retryPending() {
-    List<Pending> due;
+    List<PendingAction> due;
     synchronized (monitor) {
       due = List.copyOf(pending);
     }
-    for (Pending action : due) {
+    for (PendingAction action : due) {
       action.launch(
           options.timeout(),
           () -> {
@@ -387,63 +387,6 @@ public final class EtcdSession implements AutoCloseable {
     Lease(long id, long validUntil) {
       this.id = id;
       this.validUntil = validUntil;
-    }
-  }
-
-  /** An action that must happen once etcd answers: a resign, a withdrawal, a revoke. */
-  private static final class Pending {
-    private final String what;
-    private final Supplier<CompletableFuture<?>> call;
-    private final java.util.concurrent.atomic.AtomicBoolean underWay =
-        new java.util.concurrent.atomic.AtomicBoolean();
-
-    Pending(String what, Supplier<CompletableFuture<?>> call) {
-      this.what = what;
-      this.call = call;
-    }
-
-    /** Runs it and waits; returns whether it is done (succeeded, or the thing is gone). */
-    boolean attempt(Duration timeout) {
-      try {
-        EtcdCalls.awaitUninterruptibly(call.get(), timeout, what);
-        return true;
-      } catch (EtcdUnavailableException e) {
-        if (isNotFound(e)) {
-          return true;
-        }
-        log.debug("{} failed, will retry: {}", what, e.getMessage());
-        return false;
-      } catch (RuntimeException e) {
-        // jetcd throws directly when the client is closed: then nothing is left to retry with.
-        log.warn("{} failed: {}", what, EtcdCalls.describe(e));
-        return true;
-      }
-    }
-
-    /** Runs it without waiting, unless it is under way; {@code done} runs once it is done. */
-    void launch(Duration timeout, Runnable done) {
-      if (!underWay.compareAndSet(false, true)) {
-        return;
-      }
-      CompletableFuture<?> future;
-      try {
-        future = call.get();
-      } catch (RuntimeException e) {
-        log.warn("{} failed: {}", what, EtcdCalls.describe(e));
-        done.run();
-        return;
-      }
-      future
-          .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
-          .whenComplete(
-              (result, error) -> {
-                underWay.set(false);
-                if (error == null || isNotFound(error)) {
-                  done.run();
-                } else {
-                  log.debug("{} failed, will retry: {}", what, EtcdCalls.describe(error));
-                }
-              });
     }
   }
 }

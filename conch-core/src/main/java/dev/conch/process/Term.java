@@ -32,6 +32,9 @@ final class Term implements LeadershipHandler {
   private int acquiring;
   private Child child;
 
+  // Guarded by lock: the highest token whose term has ended (its lose hook was called).
+  private long endedToken;
+
   Term(RunnerSettings settings, Queue<Signal> signals) {
     this.settings = settings;
     this.signals = signals;
@@ -137,7 +140,9 @@ final class Term implements LeadershipHandler {
     Child started;
     synchronized (lock) {
       // Interrupted: the election gave this acquire up (the term ended, or a resign) meanwhile.
-      if (!accepting || Thread.currentThread().isInterrupted()) {
+      if (!accepting
+          || Thread.currentThread().isInterrupted()
+          || leadership.token() <= endedToken) {
         throw new AcquireRefusedException(
             "office '" + settings.office() + "': leadership given up before the command started");
       }
@@ -180,6 +185,10 @@ final class Term implements LeadershipHandler {
 
   @Override
   public void lost(Leadership leadership, LossReason reason) {
+    synchronized (lock) {
+      // An acquire of this term still under way (given up by the election) must not start now.
+      endedToken = Math.max(endedToken, leadership.token());
+    }
     Child current = current();
     if (current != null && current.term().token() == leadership.token()) {
       end(current, reason);

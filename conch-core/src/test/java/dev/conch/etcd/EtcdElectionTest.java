@@ -7,6 +7,7 @@ import dev.conch.Election;
 import dev.conch.ElectionEvent;
 import dev.conch.ElectionOptions;
 import dev.conch.EventLog;
+import dev.conch.FencedLock;
 import dev.conch.Holder;
 import dev.conch.LossReason;
 import dev.conch.State;
@@ -220,6 +221,26 @@ class EtcdElectionTest {
     // TTL/3 before the kill, so at least 2 s of its 3 s TTL were left.
     assertThat(log.firstNanos("acquired") - killed).isGreaterThan(Duration.ofSeconds(1).toNanos());
     holder.close();
+  }
+
+  @Test
+  void campaignAgainOnTheSameLeaseNeverAdoptsTheOldKeyAndGetsANewToken() throws Exception {
+    // A loss while etcd was away leaves the old key behind, its deletion still pending; the next
+    // campaign on the same lease must not win with the old token (the pending deletion would end
+    // that term as soon as etcd answers).
+    EtcdSession session = etcds.session(etcds.client(etcd.cluster()), SessionOptions.defaults());
+    EtcdLock lock = new EtcdLock(session, office());
+    FencedLock.Grant first = lock.acquire(Holder.self(lock.office(), "a", null), l -> {}, () -> {});
+
+    FencedLock.Grant second =
+        lock.acquire(Holder.self(lock.office(), "a", null), l -> {}, () -> {});
+
+    assertThat(second.leadership().lease()).isEqualTo(first.leadership().lease());
+    assertThat(second.leadership().token()).isGreaterThan(first.leadership().token());
+    assertThat(lock.leader().orElseThrow().rev()).isEqualTo(second.leadership().token());
+    lock.release(first); // the old term's pending release must not touch the new key
+    assertThat(lock.leader().orElseThrow().rev()).isEqualTo(second.leadership().token());
+    lock.release(second);
   }
 
   @Test

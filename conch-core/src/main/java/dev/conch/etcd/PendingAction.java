@@ -1,0 +1,74 @@
+package dev.conch.etcd;
+
+import static dev.conch.etcd.EtcdSession.isNotFound;
+
+import dev.conch.EtcdUnavailableException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An action that must happen once etcd answers: a resign, a withdrawal, a revoke. Kept by {@link
+ * EtcdSession#ensure} and tried again on every tick of its keep-alive loop until it is done.
+ */
+final class PendingAction {
+
+  private static final Logger log = LoggerFactory.getLogger(PendingAction.class);
+
+  private final String what;
+  private final Supplier<CompletableFuture<?>> call;
+  private final AtomicBoolean underWay = new AtomicBoolean();
+
+  PendingAction(String what, Supplier<CompletableFuture<?>> call) {
+    this.what = what;
+    this.call = call;
+  }
+
+  /** Runs it and waits; returns whether it is done (succeeded, or the thing is gone). */
+  boolean attempt(Duration timeout) {
+    try {
+      EtcdCalls.awaitUninterruptibly(call.get(), timeout, what);
+      return true;
+    } catch (EtcdUnavailableException e) {
+      if (isNotFound(e)) {
+        return true;
+      }
+      log.debug("{} failed, will retry: {}", what, e.getMessage());
+      return false;
+    } catch (RuntimeException e) {
+      // jetcd throws directly when the client is closed: then nothing is left to retry with.
+      log.warn("{} failed: {}", what, EtcdCalls.describe(e));
+      return true;
+    }
+  }
+
+  /** Runs it without waiting, unless it is under way; {@code done} runs once it is done. */
+  void launch(Duration timeout, Runnable done) {
+    if (!underWay.compareAndSet(false, true)) {
+      return;
+    }
+    CompletableFuture<?> future;
+    try {
+      future = call.get();
+    } catch (RuntimeException e) {
+      log.warn("{} failed: {}", what, EtcdCalls.describe(e));
+      done.run();
+      return;
+    }
+    future
+        .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+        .whenComplete(
+            (result, error) -> {
+              underWay.set(false);
+              if (error == null || isNotFound(error)) {
+                done.run();
+              } else {
+                log.debug("{} failed, will retry: {}", what, EtcdCalls.describe(error));
+              }
+            });
+  }
+}
