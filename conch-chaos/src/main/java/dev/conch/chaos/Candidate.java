@@ -38,23 +38,48 @@ final class Candidate implements AutoCloseable {
     this.dir = dir;
     this.runId = runId;
     cluster.members().forEach(m -> proxies.add(TcpProxy.start("127.0.0.1", m.clientPort())));
-    List<String> endpoints = proxies.stream().map(TcpProxy::endpoint).toList();
-    this.command =
-        List.of(
-            options.launcher().toString(),
-            "elect",
-            "chaos",
-            "--endpoints",
-            String.join(",", endpoints),
-            "--ttl",
-            options.ttl().toSeconds() + "s",
-            "--kill-after",
-            options.killAfter().toMillis() + "ms",
-            "--restart",
-            "--",
-            "sh",
-            "-c",
-            CHILD);
+    String endpoints = String.join(",", proxies.stream().map(TcpProxy::endpoint).toList());
+    this.command = index < options.apps() ? sampleApp(options, endpoints) : cli(options, endpoints);
+  }
+
+  /** The supervisor as {@code conch elect --restart}. */
+  private static List<String> cli(SoakOptions options, String endpoints) {
+    return List.of(
+        options.launcher().toString(),
+        "elect",
+        "chaos",
+        "--endpoints",
+        endpoints,
+        "--ttl",
+        options.ttl().toSeconds() + "s",
+        "--kill-after",
+        options.killAfter().toMillis() + "ms",
+        "--restart",
+        "--",
+        "sh",
+        "-c",
+        CHILD);
+  }
+
+  /** The supervisor as the sample app with the Spring {@code ExternalCommandRunner} bean. */
+  private static List<String> sampleApp(SoakOptions options, String endpoints) {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    return List.of(
+        java,
+        "-XX:TieredStopAtLevel=1",
+        "-XX:+UseSerialGC",
+        "-jar",
+        options.sampleApp().toString(),
+        "--server.port=0",
+        "--conch.office=chaos",
+        "--conch.etcd.endpoints=" + endpoints,
+        "--conch.etcd.timeout=1s",
+        "--conch.ttl=" + options.ttl().toSeconds() + "s",
+        "--conch.runner.command[0]=sh",
+        "--conch.runner.command[1]=-c",
+        "--conch.runner.command[2]=" + CHILD,
+        "--conch.runner.restart=true",
+        "--conch.runner.kill-after=" + options.killAfter().toMillis() + "ms");
   }
 
   /** Starts (or starts again) the supervisor process. */

@@ -25,8 +25,9 @@ import java.util.UUID;
  * </pre>
  *
  * Arguments: {@code --members 1|3}, {@code --candidates K}, {@code --minutes M} or {@code --seconds
- * S}, {@code --ttl S}, {@code --seed N}, {@code --faults KIND,KIND}, {@code --launcher PATH}. Exits
- * 0 when every check holds.
+ * S}, {@code --ttl S}, {@code --seed N}, {@code --faults KIND,KIND}, {@code --apps N} (how many
+ * candidates are sample-app instances, default 1 when its jar is built), {@code --launcher PATH}.
+ * Exits 0 when every check holds.
  */
 public final class ChaosSoak {
 
@@ -45,9 +46,11 @@ public final class ChaosSoak {
     SoakOptions options = parse(args);
     Path dir = Files.createTempDirectory("conch-chaos-");
     System.out.printf(
-        "soak: %d member(s), %d candidates, %d s, ttl %d s, seed %d, files in %s%n",
+        "soak: %d member(s), %d candidates (%d of them sample apps), %d s, ttl %d s, seed %d,"
+            + " files in %s%n",
         options.members(),
         options.candidates(),
+        options.apps(),
         options.duration().toSeconds(),
         options.ttl().toSeconds(),
         options.seed(),
@@ -192,6 +195,8 @@ public final class ChaosSoak {
     long seed = System.currentTimeMillis();
     Path launcher = Path.of("bin/conch").toAbsolutePath();
     java.util.Set<Fault> faults = null;
+    int apps = 1;
+    Path sampleApp = Path.of("conch-sample-app/target/conch-sample-app.jar").toAbsolutePath();
     for (int i = 0; i < args.length; i++) {
       String value = i + 1 < args.length ? args[i + 1] : "";
       switch (args[i]) {
@@ -202,6 +207,7 @@ public final class ChaosSoak {
         case "--ttl" -> ttl = Duration.ofSeconds(Long.parseLong(value));
         case "--seed" -> seed = Long.parseLong(value);
         case "--launcher" -> launcher = Path.of(value).toAbsolutePath();
+        case "--apps" -> apps = Integer.parseInt(value);
         case "--faults" -> {
           faults = java.util.EnumSet.noneOf(Fault.class);
           for (String name : value.split(",")) {
@@ -225,6 +231,8 @@ public final class ChaosSoak {
         Duration.ofMillis(500),
         seed,
         faults == null ? SoakOptions.allFaults(members) : faults,
-        launcher);
+        launcher,
+        Files.isRegularFile(sampleApp) ? apps : 0,
+        sampleApp);
   }
 }

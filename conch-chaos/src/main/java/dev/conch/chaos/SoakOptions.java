@@ -7,7 +7,9 @@ import java.util.Set;
 
 /**
  * What a soak runs: etcd members, candidates, for how long, with which TTL and kill-after, which
- * faults, from which random seed, and the {@code conch} launcher to run.
+ * faults, from which random seed, the {@code conch} launcher, and how many of the candidates are
+ * instances of the sample app (Spring's {@code ExternalCommandRunner}) rather than {@code conch
+ * elect}.
  */
 record SoakOptions(
     int members,
@@ -17,7 +19,9 @@ record SoakOptions(
     Duration killAfter,
     long seed,
     Set<Fault> faults,
-    Path launcher) {
+    Path launcher,
+    int apps,
+    Path sampleApp) {
 
   /** The faults the soak injects. */
   enum Fault {

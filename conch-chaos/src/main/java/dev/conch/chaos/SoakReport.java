@@ -129,6 +129,15 @@ final class SoakReport {
   String render() {
     StringBuilder out = new StringBuilder();
     out.append(String.format("commands run: %d, faults: %d%n", intervals.size(), faults.size()));
+    out.append("  commands by candidate:");
+    intervals.stream()
+        .collect(
+            java.util.stream.Collectors.groupingBy(
+                Interval::candidate,
+                java.util.TreeMap::new,
+                java.util.stream.Collectors.counting()))
+        .forEach((candidate, count) -> out.append(String.format(" %d: %d", candidate, count)));
+    out.append(String.format("%n"));
     for (SoakOptions.Fault kind : SoakOptions.Fault.values()) {
       List<Long> times = new ArrayList<>();
       for (int i = 0; i < faults.size(); i++) {

@@ -10,9 +10,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The soak's quick mode: a minute of random faults against real etcd and real {@code conch elect}
- * supervisors, then the checks that hold at any length. The long mode's figures are in
- * docs/chaos.md.
+ * The soak's quick mode: a minute of random faults against real etcd and real supervisors (two
+ * {@code conch elect}, one sample app with the Spring runner), then the checks that hold at any
+ * length. The long mode's figures are in docs/chaos.md.
  */
 class ChaosSoakTest {
 
@@ -23,6 +23,11 @@ class ChaosSoakTest {
   void noOverlapButFrozenOnesNoOrphansAndALeaderSoonAfterEachFault(int members) throws Exception {
     Path launcher = Path.of("..", "bin", "conch").toAbsolutePath().normalize();
     assertThat(Files.isExecutable(launcher)).as(launcher + " (built by the reactor)").isTrue();
+    Path sampleApp =
+        Path.of("..", "conch-sample-app", "target", "conch-sample-app.jar")
+            .toAbsolutePath()
+            .normalize();
+    assertThat(sampleApp).as("built by the reactor").isRegularFile();
     SoakOptions options =
         new SoakOptions(
             members,
@@ -32,7 +37,9 @@ class ChaosSoakTest {
             Duration.ofMillis(500),
             System.nanoTime(),
             SoakOptions.allFaults(members),
-            launcher);
+            launcher,
+            1,
+            sampleApp);
 
     SoakReport report = new ChaosSoak(options, dir).run();
     System.out.print(report.render());
