@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -229,7 +230,7 @@ public final class FencedElection implements Election {
     return options.hookTimeout().multipliedBy(handlers.size() + 1L).plusSeconds(10);
   }
 
-  private void awaitLoop(java.util.function.BooleanSupplier done, Duration bound) {
+  private void awaitLoop(BooleanSupplier done, Duration bound) {
     long deadline = System.nanoTime() + bound.toNanos();
     synchronized (monitor) {
       while (!done.getAsBoolean() && System.nanoTime() < deadline) {
@@ -244,9 +245,12 @@ public final class FencedElection implements Election {
   }
 
   private boolean believed(Grant grant) {
-    return grant != null
-        && grant.ended().isEmpty()
-        && ticker.nanoTime() - (grant.validUntil() - lossLead) < 0;
+    return grant != null && grant.ended().isEmpty() && ticker.nanoTime() - believedUntil(grant) < 0;
+  }
+
+  /** The failing-closed rule: a grant is believed until its deadline minus the loss lead. */
+  private long believedUntil(Grant grant) {
+    return grant.validUntil() - lossLead;
   }
 
   private Command command() {
@@ -435,7 +439,7 @@ public final class FencedElection implements Election {
       // may be gone and a successor may lead already.
       return LossReason.LEASE_EXPIRED;
     }
-    return now - (grant.validUntil() - lossLead) >= 0 ? LossReason.RENEWAL_FAILED : null;
+    return now - believedUntil(grant) >= 0 ? LossReason.RENEWAL_FAILED : null;
   }
 
   /** Waits until the grant ends, the loss lead before its deadline, or a command. */
@@ -446,7 +450,7 @@ public final class FencedElection implements Election {
         if (reason != null) {
           return reason;
         }
-        long left = grant.validUntil() - lossLead - ticker.nanoTime();
+        long left = believedUntil(grant) - ticker.nanoTime();
         long waitMillis = Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(left) + 1, 1000));
         try {
           monitor.wait(waitMillis);

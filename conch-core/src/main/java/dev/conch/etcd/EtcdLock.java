@@ -26,6 +26,7 @@ import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
@@ -76,7 +77,7 @@ final class EtcdLock implements FencedLock {
       TxnResponse confirm =
           await(
               kv().txn()
-                  .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(rev)))
+                  .If(createdAt(key, rev))
                   .Then(Op.put(key, bytes(won.toValueJson()), leased(lease)))
                   .commit(),
               session.timeout(),
@@ -95,7 +96,12 @@ final class EtcdLock implements FencedLock {
       try {
         session.ensure(
             "withdrawing from office '" + office + "'",
-            () -> created > 0 ? deleteIf(key, created) : deleteIfValue(key, value));
+            () ->
+                deleteWhen(
+                    key,
+                    created > 0
+                        ? createdAt(key, created)
+                        : new Cmp(key, Cmp.Op.EQUAL, CmpTarget.value(value))));
       } finally {
         if (interrupted) {
           Thread.currentThread().interrupt();
@@ -117,7 +123,7 @@ final class EtcdLock implements FencedLock {
       TxnResponse put =
           await(
               kv().txn()
-                  .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                  .If(createdAt(key, 0))
                   .Then(Op.put(key, value, leased(lease)))
                   .Else(Op.get(key, GetOption.DEFAULT))
                   .commit(),
@@ -128,7 +134,7 @@ final class EtcdLock implements FencedLock {
       }
       long stale = put.getGetResponses().get(0).getKvs().get(0).getCreateRevision();
       await(
-          deleteIf(key, stale),
+          deleteWhen(key, createdAt(key, stale)),
           session.timeout(),
           "removing an old key of office '" + office + "'");
     }
@@ -208,10 +214,8 @@ final class EtcdLock implements FencedLock {
               session.options().renewInterval().toNanos(),
               lease.validUntil - session.ticker().nanoTime());
       return deleted.get(Math.max(1, left), TimeUnit.NANOSECONDS);
-    } catch (TimeoutException e) {
-      return false;
-    } catch (java.util.concurrent.ExecutionException e) {
-      return false;
+    } catch (TimeoutException | ExecutionException e) {
+      return false; // no deletion seen: the caller reads again
     } finally {
       unwatch.run();
       watcher.close();
@@ -219,7 +223,7 @@ final class EtcdLock implements FencedLock {
   }
 
   private void requireAlive(EtcdSession.Lease lease) {
-    if (lease.gone != null || session.ticker().nanoTime() - lease.validUntil >= 0) {
+    if (!lease.isAlive(session.ticker().nanoTime())) {
       throw new ConchException(
           "office '"
               + office
@@ -233,7 +237,9 @@ final class EtcdLock implements FencedLock {
   public void release(Grant grant) {
     EtcdGrant held = (EtcdGrant) grant;
     held.stop();
-    session.ensure("resigning office '" + office + "'", () -> deleteIf(held.key, held.rev()));
+    session.ensure(
+        "resigning office '" + office + "'",
+        () -> deleteWhen(held.key, createdAt(held.key, held.rev())));
   }
 
   @Override
@@ -261,7 +267,7 @@ final class EtcdLock implements FencedLock {
     EtcdGrant held = (EtcdGrant) grant;
     return awaitUninterruptibly(
             kv().txn()
-                .If(new Cmp(held.key, Cmp.Op.EQUAL, CmpTarget.createRevision(held.rev())))
+                .If(createdAt(held.key, held.rev()))
                 .Then(Op.put(bytes(key), bytes(value), PutOption.DEFAULT))
                 .commit(),
             session.timeout(),
@@ -269,18 +275,14 @@ final class EtcdLock implements FencedLock {
         .isSucceeded();
   }
 
-  private CompletableFuture<TxnResponse> deleteIf(ByteSequence key, long rev) {
-    return kv().txn()
-        .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(rev)))
-        .Then(Op.delete(key, DeleteOption.DEFAULT))
-        .commit();
+  /** Deletes {@code key} only while {@code compare} (about that key) holds. */
+  private CompletableFuture<TxnResponse> deleteWhen(ByteSequence key, Cmp compare) {
+    return kv().txn().If(compare).Then(Op.delete(key, DeleteOption.DEFAULT)).commit();
   }
 
-  private CompletableFuture<TxnResponse> deleteIfValue(ByteSequence key, ByteSequence value) {
-    return kv().txn()
-        .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.value(value)))
-        .Then(Op.delete(key, DeleteOption.DEFAULT))
-        .commit();
+  /** The compare of every fenced operation: the key still has this create revision. */
+  private static Cmp createdAt(ByteSequence key, long rev) {
+    return new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(rev));
   }
 
   private KV kv() {

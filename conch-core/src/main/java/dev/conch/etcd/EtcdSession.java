@@ -135,7 +135,7 @@ public final class EtcdSession implements AutoCloseable {
   /** Whether the session has a lease whose deadline has not passed. */
   public boolean isAlive() {
     synchronized (monitor) {
-      return lease != null && lease.gone == null && ticker.nanoTime() - lease.validUntil < 0;
+      return lease != null && lease.isAlive(ticker.nanoTime());
     }
   }
 
@@ -387,6 +387,11 @@ public final class EtcdSession implements AutoCloseable {
     Lease(long id, long validUntil) {
       this.id = id;
       this.validUntil = validUntil;
+    }
+
+    /** Whether etcd cannot have expired it by {@code now} (a {@link Ticker} time). */
+    boolean isAlive(long now) {
+      return gone == null && now - validUntil < 0;
     }
   }
 }
