@@ -9,7 +9,6 @@ import dev.conch.ElectionOptions;
 import dev.conch.EventLog;
 import dev.conch.LossReason;
 import dev.conch.test.EtcdCluster;
-import dev.conch.test.Etcdctl;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -89,15 +88,7 @@ class EtcdClusterTest {
 
     await().atMost(WAIT).until(() -> leader.token().orElse(0) > token);
     // No stale key: only the one candidate's current key is left under the election.
-    await().atMost(WAIT).until(() -> candidateKeys() == 1);
+    await().atMost(WAIT).until(() -> Etcds.candidateKeys(cluster, "jobs") == 1);
     assertThat(leader.leader().orElseThrow().rev()).isEqualTo(leader.token().orElseThrow());
-  }
-
-  private int candidateKeys() {
-    Etcdctl.Result keys =
-        Etcdctl.run(
-            cluster.endpoints(), WAIT, "get", "--prefix", "--keys-only", "/conch/v1/elect/jobs/");
-    assertThat(keys.succeeded()).as(keys.stderr()).isTrue();
-    return (int) keys.stdout().lines().filter(line -> !line.isBlank()).count();
   }
 }

@@ -10,7 +10,6 @@ import dev.conch.EventLog;
 import dev.conch.LossReason;
 import dev.conch.State;
 import dev.conch.test.EtcdCluster;
-import dev.conch.test.Etcdctl;
 import dev.conch.test.TcpProxy;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
@@ -43,14 +42,6 @@ class EtcdFaultTest {
         .election(ElectionOptions.forOffice("jobs").withCandidateId(id));
   }
 
-  private static int candidateKeys(EtcdCluster cluster) {
-    Etcdctl.Result keys =
-        Etcdctl.run(
-            cluster.endpoints(), WAIT, "get", "--prefix", "--keys-only", "/conch/v1/elect/jobs/");
-    assertThat(keys.succeeded()).as(keys.stderr()).isTrue();
-    return (int) keys.stdout().lines().filter(line -> !line.isBlank()).count();
-  }
-
   @Test
   void partitionedLeaderStopsLeadingBeforeTheFollowerCanWin() throws Exception {
     cluster = EtcdCluster.start(1);
@@ -81,7 +72,7 @@ class EtcdFaultTest {
       // Back in touch, a queues behind b: never two leaders, and no key of a's old lease is left.
       await().atMost(WAIT).until(() -> a.state() == State.FOLLOWING);
       assertThat(b.isLeader()).isTrue();
-      await().atMost(WAIT).until(() -> candidateKeys(cluster) == 2);
+      await().atMost(WAIT).until(() -> Etcds.candidateKeys(cluster, "jobs") == 2);
     }
   }
 
@@ -149,6 +140,6 @@ class EtcdFaultTest {
     // No stale key: the leader etcd names is the one that believes it leads, and only the two
     // live candidates have keys.
     assertThat(leader.leader().orElseThrow().rev()).isEqualTo(leader.token().orElseThrow());
-    await().atMost(WAIT).until(() -> candidateKeys(cluster) == 2);
+    await().atMost(WAIT).until(() -> Etcds.candidateKeys(cluster, "jobs") == 2);
   }
 }

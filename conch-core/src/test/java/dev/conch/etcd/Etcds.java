@@ -1,6 +1,9 @@
 package dev.conch.etcd;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.conch.test.EtcdCluster;
+import dev.conch.test.Etcdctl;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,6 +29,20 @@ final class Etcds implements AutoCloseable {
     EtcdSession session = EtcdSession.open(client, options);
     open.add(0, session);
     return session;
+  }
+
+  /** How many candidate keys the election of {@code office} has, as etcdctl reads them. */
+  static int candidateKeys(EtcdCluster cluster, String office) {
+    Etcdctl.Result keys =
+        Etcdctl.run(
+            cluster.endpoints(),
+            Duration.ofSeconds(30),
+            "get",
+            "--prefix",
+            "--keys-only",
+            "/conch/v1/elect/" + office + "/");
+    assertThat(keys.succeeded()).as(keys.stderr()).isTrue();
+    return (int) keys.stdout().lines().filter(line -> !line.isBlank()).count();
   }
 
   @Override

@@ -12,7 +12,6 @@ import dev.conch.test.EtcdExtension;
 import io.etcd.jetcd.Client;
 import java.lang.ProcessBuilder.Redirect;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -36,18 +35,9 @@ class FrozenSupervisorTest {
 
   @Test
   void frozenHoldersTokenIsFencedOffAndItsCommandDiesAtOnceOnWaking() throws Exception {
-    String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     Process jvm =
-        new ProcessBuilder(
-                java,
-                "-cp",
-                System.getProperty("java.class.path"),
-                FrozenJvm.class.getName(),
-                frozenDir.toString(),
-                etcd.cluster().endpoints())
-            .redirectErrorStream(true)
-            .redirectOutput(frozenDir.resolve("jvm.log").toFile())
-            .start();
+        Runners.startJvm(
+            FrozenJvm.class, frozenDir, frozenDir.toString(), etcd.cluster().endpoints());
     Runners frozen = new Runners(frozenDir);
     Runners successor = new Runners(successorDir);
     try (Client client =

@@ -93,6 +93,21 @@ final class Runners implements AutoCloseable {
     }
   }
 
+  /**
+   * Starts {@code main} in a JVM of its own with this test's class path, its output in {@code
+   * dir}/jvm.log: a supervisor the test can kill, freeze or let exit.
+   */
+  static Process startJvm(Class<?> main, Path dir, String... args) throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
+    command.addAll(List.of(args));
+    return new ProcessBuilder(command)
+        .redirectErrorStream(true)
+        .redirectOutput(dir.resolve("jvm.log").toFile())
+        .start();
+  }
+
   /** Whether process {@code pid} still runs (a zombie does not). */
   static boolean running(long pid) {
     return ProcessGroups.running(pid);

@@ -4,7 +4,6 @@ import static dev.conch.process.Runners.running;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -16,17 +15,7 @@ class ShutdownTest {
 
   @Test
   void jvmExitStopsTheCommandAndItsGrandchildrenAndRunsOnLose() throws Exception {
-    String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-    Process jvm =
-        new ProcessBuilder(
-                java,
-                "-cp",
-                System.getProperty("java.class.path"),
-                ExitingJvm.class.getName(),
-                dir.toString())
-            .redirectErrorStream(true)
-            .redirectOutput(dir.resolve("jvm.log").toFile())
-            .start();
+    Process jvm = Runners.startJvm(ExitingJvm.class, dir, dir.toString());
     try {
       assertThat(jvm.waitFor(60, TimeUnit.SECONDS)).as("the JVM exits").isTrue();
       Runners files = new Runners(dir);

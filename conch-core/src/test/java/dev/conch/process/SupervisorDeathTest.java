@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,18 +22,7 @@ class SupervisorDeathTest {
   @ParameterizedTest
   @ValueSource(strings = {"command", "hook"})
   void killedSupervisorTakesItsProcessGroupWithItWithinASecond(String what) throws Exception {
-    String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-    Process jvm =
-        new ProcessBuilder(
-                java,
-                "-cp",
-                System.getProperty("java.class.path"),
-                KilledJvm.class.getName(),
-                dir.toString(),
-                what)
-            .redirectErrorStream(true)
-            .redirectOutput(dir.resolve("jvm.log").toFile())
-            .start();
+    Process jvm = Runners.startJvm(KilledJvm.class, dir, dir.toString(), what);
     try {
       Runners files = new Runners(dir);
       long pid = files.awaitPid("pid");
