@@ -21,17 +21,26 @@ final class EventDispatcher implements AutoCloseable {
   private final BlockingQueue<Object> buffer;
   private final List<ElectionListener> listeners = new CopyOnWriteArrayList<>();
   private final AtomicLong dropped = new AtomicLong();
-  private final Thread thread;
+  private final String name;
+
+  // Guarded by this: started with the first listener, so an election nobody listens to has none.
+  private Thread thread;
+  private boolean closed;
 
   EventDispatcher(String office, int capacity) {
     // One slot more than asked for, so that STOP always fits.
     this.buffer = new ArrayBlockingQueue<>(capacity + 1);
-    this.thread = new Thread(this::run, "conch-events-" + office);
-    this.thread.setDaemon(true);
-    this.thread.start();
+    this.name = "conch-events-" + office;
   }
 
   AutoCloseable add(ElectionListener listener) {
+    synchronized (this) {
+      if (thread == null && !closed) {
+        thread = new Thread(this::run, name);
+        thread.setDaemon(true);
+        thread.start();
+      }
+    }
     listeners.add(listener);
     return () -> listeners.remove(listener);
   }
@@ -69,6 +78,14 @@ final class EventDispatcher implements AutoCloseable {
   /** Delivers what is buffered (bounded by a second), then stops the thread. */
   @Override
   public void close() {
+    Thread thread;
+    synchronized (this) {
+      closed = true;
+      thread = this.thread;
+    }
+    if (thread == null) {
+      return;
+    }
     buffer.offer(STOP);
     try {
       thread.join(TimeUnit.SECONDS.toMillis(1));

@@ -3,7 +3,6 @@ package dev.conch;
 import dev.conch.FencedLock.Grant;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -15,9 +14,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The election loop, the same for every store: gate, campaign, acquire hooks, hold until the lease
- * deadline (minus the loss lead) or until the store ends the grant, lose hooks, release, and again.
- * One named thread per candidate runs it.
+ * The lifecycle and the loop of one candidate, the same for every store: gate, campaign, one {@link
+ * LeadershipTerm} per win (acquire hooks, hold, lose hooks, release), and again. One named thread
+ * per candidate runs the loop; commands (resign, transfer, close) reach it through a monitor.
  */
 public final class FencedElection implements Election {
 
@@ -49,9 +48,9 @@ public final class FencedElection implements Election {
   private boolean closed;
 
   private volatile State state = State.JOINED;
-  // Held from the win on (guarded writes work in acquire hooks); believed once the hooks passed.
-  private volatile Grant current;
-  private volatile Grant leading;
+  // From the win on (guarded writes work in acquire hooks); leading once the hooks passed.
+  private volatile LeadershipTerm current;
+  private volatile LeadershipTerm leading;
   private volatile Optional<Holder> observed;
 
   /** A candidate for {@code options.office()} on {@code lock}; call {@link #start()} to join. */
@@ -77,8 +76,8 @@ public final class FencedElection implements Election {
 
   @Override
   public Holder candidate() {
-    Grant grant = current;
-    return grant != null ? grant.leadership().holder() : self;
+    LeadershipTerm term = current;
+    return term != null ? term.leadership().holder() : self;
   }
 
   @Override
@@ -106,7 +105,8 @@ public final class FencedElection implements Election {
 
   @Override
   public boolean isLeader() {
-    return believed(leading);
+    LeadershipTerm term = leading;
+    return term != null && term.isValid();
   }
 
   @Override
@@ -116,8 +116,8 @@ public final class FencedElection implements Election {
 
   @Override
   public Optional<Leadership> leadership() {
-    Grant grant = leading;
-    return believed(grant) ? Optional.of(grant.leadership()) : Optional.empty();
+    LeadershipTerm term = leading;
+    return term != null && term.isValid() ? Optional.of(term.leadership()) : Optional.empty();
   }
 
   @Override
@@ -159,11 +159,11 @@ public final class FencedElection implements Election {
 
   @Override
   public boolean guardedPut(String key, String value) {
-    Grant grant = current;
-    if (!believed(grant)) {
+    LeadershipTerm term = current;
+    if (term == null || !term.isValid()) {
       throw new NotLeaderException(office());
     }
-    return lock.guardedPut(grant, key, value);
+    return term.guardedPut(key, value);
   }
 
   @Override
@@ -242,15 +242,6 @@ public final class FencedElection implements Election {
         }
       }
     }
-  }
-
-  private boolean believed(Grant grant) {
-    return grant != null && grant.ended().isEmpty() && ticker.nanoTime() - believedUntil(grant) < 0;
-  }
-
-  /** The failing-closed rule: a grant is believed until its deadline minus the loss lead. */
-  private long believedUntil(Grant grant) {
-    return grant.validUntil() - lossLead;
   }
 
   private Command command() {
@@ -358,106 +349,79 @@ public final class FencedElection implements Election {
     }
   }
 
-  /** Leads on {@code grant} until it ends; returns why it ended. */
+  /**
+   * Leads on {@code grant} until its term ends; returns why it ended. Whatever happens inside the
+   * term, even an {@link Error}, it is no longer believed, its lose hooks run and the grant is
+   * released before this returns or throws.
+   */
   private LossReason lead(Grant grant) {
-    Leadership term = grant.leadership();
-    List<LeadershipHandler> started = new ArrayList<>();
-    LossReason reason = null;
-    current = grant;
-    for (LeadershipHandler handler : handlers) {
-      reason = hooks.acquire(handler, term, () -> endOf(grant), started);
-      if (reason != null) {
-        break;
+    LeadershipTerm term = new LeadershipTerm(lock, grant, ticker, lossLead, this::requested);
+    Leadership leadership = term.leadership();
+    current = term;
+    LossReason reason;
+    Throwable failure = null;
+    try {
+      reason = term.acquire(handlers, hooks);
+      if (reason == null) {
+        leading = term;
+        setState(State.LEADING);
+        log.info("office {}: leading with token {}", office(), leadership.token());
+        events.post(new ElectionEvent.Leading(office(), leadership.token(), leadership.holder()));
+        observe(Optional.of(leadership.holder()));
+        reason = term.hold(monitor);
       }
-    }
-    if (reason == null) {
-      leading = grant;
-      setState(State.LEADING);
-      log.info("office {}: leading with token {}", office(), term.token());
-      events.post(new ElectionEvent.Leading(office(), term.token(), term.holder()));
-      observe(Optional.of(term.holder()));
-      reason = hold(grant);
+    } catch (RuntimeException | Error e) {
+      failure = e;
+      reason = term.endReason(LossReason.CLOSED);
     }
     leading = null;
     current = null;
     wake();
-    for (int i = started.size() - 1; i >= 0; i--) {
-      hooks.lose(started.get(i), term, reason);
-    }
-    log.info("office {}: no longer leading (token {}): {}", office(), term.token(), reason);
+    term.end(reason, hooks);
+    log.info("office {}: no longer leading (token {}): {}", office(), leadership.token(), reason);
     // The event goes out before the key is deleted: the work has stopped, and a release that waits
     // on an unreachable etcd must not hold the news back.
     switch (reason) {
       case RESIGNED, CLOSED -> {
         setState(State.RESIGNED);
-        events.post(new ElectionEvent.Resigned(office(), term.token()));
+        events.post(new ElectionEvent.Resigned(office(), leadership.token()));
       }
       case TRANSFERRED -> {
         setState(State.TRANSFERRED);
-        events.post(new ElectionEvent.Transferred(office(), term.token()));
+        events.post(new ElectionEvent.Transferred(office(), leadership.token()));
       }
       default -> {
         setState(State.LOST);
-        events.post(new ElectionEvent.Lost(office(), term.token(), reason));
+        events.post(new ElectionEvent.Lost(office(), leadership.token(), reason));
       }
     }
-    lock.release(grant);
-    if (reason == LossReason.TRANSFERRED) {
-      synchronized (monitor) {
-        if (command == Command.TRANSFER) {
-          command = Command.RUN;
-        }
-        monitor.notifyAll();
+    term.release();
+    synchronized (monitor) {
+      // A transfer is about the term that just ended, whatever ended it: the candidate queues
+      // again (a loss that raced the transfer must not leave the election for good).
+      if (command == Command.TRANSFER) {
+        command = Command.RUN;
       }
+      monitor.notifyAll();
+    }
+    if (failure instanceof RuntimeException runtime) {
+      throw runtime;
+    }
+    if (failure instanceof Error error) {
+      throw error;
     }
     return reason;
   }
 
-  /** Why the grant ended, or null while it may still be believed and no command asks to stop. */
-  private LossReason endOf(Grant grant) {
+  /** What the candidate asks of the current term now: resign, transfer, close, or nothing. */
+  private LossReason requested() {
     synchronized (monitor) {
-      switch (command) {
-        case TRANSFER -> {
-          return LossReason.TRANSFERRED;
-        }
-        case RESIGN -> {
-          return LossReason.RESIGNED;
-        }
-        case CLOSE -> {
-          return LossReason.CLOSED;
-        }
-        default -> {}
-      }
-    }
-    Optional<LossReason> ended = grant.ended();
-    if (ended.isPresent()) {
-      return ended.get();
-    }
-    long now = ticker.nanoTime();
-    if (now - grant.validUntil() >= 0) {
-      // The deadline itself passed before we could act (a frozen or starved process): the lease
-      // may be gone and a successor may lead already.
-      return LossReason.LEASE_EXPIRED;
-    }
-    return now - believedUntil(grant) >= 0 ? LossReason.RENEWAL_FAILED : null;
-  }
-
-  /** Waits until the grant ends, the loss lead before its deadline, or a command. */
-  private LossReason hold(Grant grant) {
-    synchronized (monitor) {
-      while (true) {
-        LossReason reason = endOf(grant);
-        if (reason != null) {
-          return reason;
-        }
-        long left = believedUntil(grant) - ticker.nanoTime();
-        long waitMillis = Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(left) + 1, 1000));
-        try {
-          monitor.wait(waitMillis);
-        } catch (InterruptedException e) {
-          return LossReason.CLOSED;
-        }
-      }
+      return switch (command) {
+        case TRANSFER -> LossReason.TRANSFERRED;
+        case RESIGN -> LossReason.RESIGNED;
+        case CLOSE -> LossReason.CLOSED;
+        case RUN -> null;
+      };
     }
   }
 

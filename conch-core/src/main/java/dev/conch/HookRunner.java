@@ -6,6 +6,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
@@ -28,6 +29,7 @@ final class HookRunner implements AutoCloseable {
   private final Ticker ticker;
   private final String name;
   private ExecutorService executor;
+  private boolean closed;
 
   HookRunner(ElectionOptions options, Ticker ticker) {
     this.options = options;
@@ -53,13 +55,19 @@ final class HookRunner implements AutoCloseable {
       log.warn("office {}: leadership ended ({}) before acquire hooks ran", term.office(), end);
       return end;
     }
+    Future<?> hook;
+    try {
+      hook =
+          submit(
+              () -> {
+                handler.acquired(term);
+                return null;
+              });
+    } catch (RejectedExecutionException e) {
+      log.warn("office {}: election closed; acquire hook not run", term.office());
+      return LossReason.CLOSED;
+    }
     started.add(handler);
-    Future<?> hook =
-        submit(
-            () -> {
-              handler.acquired(term);
-              return null;
-            });
     long timeoutAt = ticker.nanoTime() + options.hookTimeout().toNanos();
     while (true) {
       end = ended.get();
@@ -97,12 +105,18 @@ final class HookRunner implements AutoCloseable {
    * the loss lead leaves before the lease could expire).
    */
   void lose(LeadershipHandler handler, Leadership term, LossReason reason) {
-    Future<?> hook =
-        submit(
-            () -> {
-              handler.lost(term, reason);
-              return null;
-            });
+    Future<?> hook;
+    try {
+      hook =
+          submit(
+              () -> {
+                handler.lost(term, reason);
+                return null;
+              });
+    } catch (RejectedExecutionException e) {
+      log.error("office {}: election closed before its lose hook could run", term.office());
+      return;
+    }
     try {
       try {
         hook.get(options.stopTimeout().toNanos(), TimeUnit.NANOSECONDS);
@@ -131,7 +145,14 @@ final class HookRunner implements AutoCloseable {
     }
   }
 
+  /**
+   * @throws RejectedExecutionException after {@link #close()}: a hook that comes that late (a loop
+   *     that overran its stop bound) gets no new thread
+   */
   private synchronized Future<?> submit(Callable<?> hook) {
+    if (closed) {
+      throw new RejectedExecutionException("hooks of " + name + " are closed");
+    }
     if (executor == null) {
       executor =
           Executors.newSingleThreadExecutor(
@@ -155,6 +176,7 @@ final class HookRunner implements AutoCloseable {
 
   @Override
   public synchronized void close() {
+    closed = true;
     if (executor != null) {
       executor.shutdownNow();
       executor = null;

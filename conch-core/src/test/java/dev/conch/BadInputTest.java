@@ -47,11 +47,13 @@ class BadInputTest {
   void stopTimeoutThatCannotFitBeforeTheDeadlineIsRefused() {
     SessionOptions ttl10 = SessionOptions.defaults().withTtl(Duration.ofSeconds(10));
     ElectionOptions slowStop =
-        ElectionOptions.forOffice("jobs").withStopTimeout(Duration.ofSeconds(7));
-    // 7 s + 500 ms margin does not fit in 10 s - 3.333 s: checked before any etcd call.
+        ElectionOptions.forOffice("jobs").withStopTimeout(Duration.ofMillis(9200));
+    // 9.2 s + 500 ms margin leaves 300 ms of the 10 s to renew in, less than the 400 ms a
+    // renewal that fails needs to be retried: checked before any etcd call.
     assertThatThrownBy(() -> dev.conch.etcd.EtcdSession.open(null, ttl10).election(slowStop))
         .isInstanceOf(InvalidArgumentException.class)
-        .hasMessageContaining("invalid stop-timeout '7s'")
+        .hasMessageContaining("invalid stop-timeout '9s200ms'")
+        .hasMessageContaining("must leave at least 400ms of the ttl (10s)")
         .hasMessageContaining("raise the ttl");
   }
 

@@ -128,12 +128,22 @@ class RunIT {
   }
 
   @Test
-  void failingAcquireHookNeverStartsTheChild() {
-    Conch.Result result =
-        conch.run("elect", "refused", "--on-acquire", "exit 3", "--nonblock", "--", "echo", "ran");
+  void failingAcquireHookNeverStartsTheChildGivesTheOfficeUpAndExits70() {
+    Conch.Result result = conch.run("elect", "refused", "--on-acquire", "exit 3", "--", "echo", "ran");
 
-    assertThat(result.status()).isEqualTo(75);
+    // A failed campaign: without --restart no back-off and no second try.
+    assertThat(result.status()).isEqualTo(70);
     assertThat(result.stdout()).isEmpty();
+    assertThat(conch.run("elect", "refused", "--who").status()).isEqualTo(1);
+  }
+
+  @Test
+  void shortestTtlWithAShortKillAfterIsAccepted() {
+    Conch.Result result =
+        conch.run("elect", "short", "--ttl", "2s", "--kill-after", "100ms", "--", "echo", "ran");
+
+    assertThat(result.status()).as(result.stderr()).isZero();
+    assertThat(result.stdout()).isEqualTo("ran\n");
   }
 
   @Test

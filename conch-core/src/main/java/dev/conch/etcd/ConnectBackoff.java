@@ -43,7 +43,12 @@ final class ConnectBackoff {
       }
     } catch (ReflectiveOperationException | RuntimeException e) {
       unsupported = true;
-      log.debug("cannot reset gRPC's reconnect back-off of {}: {}", client, e.toString());
+      // Said once: without the reset an etcd back after a long outage is seen up to two minutes
+      // late (gRPC's own back-off), which users must know to read their fail-over times.
+      log.warn(
+          "cannot reset gRPC's reconnect back-off of the etcd client ({}): after a long etcd"
+              + " outage reconnecting may take up to two minutes",
+          e.toString());
     }
   }
 }

@@ -56,14 +56,26 @@ public final class EtcdClients {
   }
 
   /**
-   * A client builder for {@code endpoints} with conch's defaults: connects bounded by {@code
-   * connectTimeout}, and no keep-alive pings without calls (they draw GOAWAY from etcd,
-   * jetcd#1075).
+   * A client builder for {@code endpoints} with conch's defaults, so that no call outlives its
+   * timeout and conch, not jetcd, owns every retry:
+   *
+   * <ul>
+   *   <li>connects bounded by {@code callTimeout}, and every call but a watch carries a gRPC
+   *       deadline of {@code callTimeout} ({@link CallDeadlines});
+   *   <li>no wait-for-ready: while no connection can be made a call fails at once with the reason
+   *       of the last failed connect (TLS, refused, unknown host) instead of waiting for the
+   *       connection and being sent when it returns;
+   *   <li>no retries inside jetcd (it would retry a call conch already gave up on);
+   *   <li>no keep-alive pings without calls (they draw GOAWAY from etcd, jetcd#1075).
+   * </ul>
    */
-  public static ClientBuilder builder(List<URI> endpoints, Duration connectTimeout) {
+  public static ClientBuilder builder(List<URI> endpoints, Duration callTimeout) {
     return Client.builder()
         .endpoints(endpoints)
-        .connectTimeout(connectTimeout)
+        .connectTimeout(callTimeout)
+        .waitForReady(false)
+        .retryMaxAttempts(0)
+        .interceptor(new CallDeadlines(callTimeout))
         .keepaliveWithoutCalls(false);
   }
 

@@ -64,7 +64,7 @@ final class EtcdLock implements FencedLock {
   @Override
   public Grant acquire(Holder self, Consumer<Optional<Holder>> ahead, Runnable changed)
       throws InterruptedException {
-    EtcdSession.Lease lease = session.lease();
+    LeaseKeeper.Lease lease = session.lease();
     ByteSequence key = bytes(election + "/" + Long.toHexString(lease.id));
     ByteSequence value = bytes(self.at(0, lease.id).toValueJson());
     long rev = 0;
@@ -74,6 +74,7 @@ final class EtcdLock implements FencedLock {
       Holder won = self.since(session.options().clock().instant()).at(rev, lease.id);
       // The win is believed only if our key is still the one we created: etcd's own recipe can
       // report a win after its lease expired (etcd#19597).
+      long confirmSentAt = session.ticker().nanoTime();
       TxnResponse confirm =
           await(
               kv().txn()
@@ -86,7 +87,8 @@ final class EtcdLock implements FencedLock {
         throw new ConchException(
             "office '" + office + "': own key vanished before the win was confirmed");
       }
-      return new EtcdGrant(key, won, lease, changed);
+      return new EtcdGrant(
+          key, won, lease, changed, confirmSentAt, confirm.getHeader().getRevision());
     } catch (InterruptedException | RuntimeException e) {
       // No ghost candidate (etcd#21128): the key goes now, or as soon as etcd answers. Before its
       // revision is known (the put timed out but may still be applied), match it by value.
@@ -117,7 +119,7 @@ final class EtcdLock implements FencedLock {
    * may still be pending, and a new term needs a new token. It is deleted, and the key written
    * anew.
    */
-  private long put(ByteSequence key, ByteSequence value, EtcdSession.Lease lease)
+  private long put(ByteSequence key, ByteSequence value, LeaseKeeper.Lease lease)
       throws InterruptedException {
     for (int attempt = 0; attempt < 2; attempt++) {
       TxnResponse put =
@@ -142,7 +144,7 @@ final class EtcdLock implements FencedLock {
   }
 
   private void waitForPredecessors(
-      long rev, EtcdSession.Lease lease, Consumer<Optional<Holder>> ahead)
+      long rev, LeaseKeeper.Lease lease, Consumer<Optional<Holder>> ahead)
       throws InterruptedException {
     long seen = -1;
     while (true) {
@@ -175,13 +177,14 @@ final class EtcdLock implements FencedLock {
   }
 
   /**
-   * Watches only the predecessor's key until it is deleted, the lease changes, or the renew
-   * interval passes (then the caller reads again: a watch that resumed silently cannot hide a
-   * deletion for longer than that).
+   * Watches only the predecessor's key until it is deleted, the lease changes, or the configured
+   * renew interval passes (then the caller reads again: a watch that resumed silently cannot hide a
+   * deletion for longer than that). The watch requires an etcd leader, so a member cut off from the
+   * quorum ends it at once instead of keeping it silent.
    *
    * @return whether a deletion was seen
    */
-  private boolean awaitDeletion(ByteSequence key, long fromRevision, EtcdSession.Lease lease)
+  private boolean awaitDeletion(ByteSequence key, long fromRevision, LeaseKeeper.Lease lease)
       throws InterruptedException {
     CompletableFuture<Boolean> deleted = new CompletableFuture<>();
     Watch.Watcher watcher =
@@ -190,7 +193,11 @@ final class EtcdLock implements FencedLock {
             .getWatchClient()
             .watch(
                 key,
-                WatchOption.builder().withRevision(fromRevision).withNoPut(true).build(),
+                WatchOption.builder()
+                    .withRevision(fromRevision)
+                    .withNoPut(true)
+                    .withRequireLeader(true)
+                    .build(),
                 Watch.listener(
                     response -> {
                       for (WatchEvent event : response.getEvents()) {
@@ -202,7 +209,7 @@ final class EtcdLock implements FencedLock {
                     error -> deleted.complete(false),
                     () -> deleted.complete(false)));
     Runnable unwatch =
-        session.watch(
+        session.listen(
             () -> {
               if (lease.gone != null) {
                 deleted.complete(false);
@@ -222,7 +229,7 @@ final class EtcdLock implements FencedLock {
     }
   }
 
-  private void requireAlive(EtcdSession.Lease lease) {
+  private void requireAlive(LeaseKeeper.Lease lease) {
     if (!lease.isAlive(session.ticker().nanoTime())) {
       throw new ConchException(
           "office '"
@@ -289,77 +296,131 @@ final class EtcdLock implements FencedLock {
     return session.client().getKVClient();
   }
 
-  private static PutOption leased(EtcdSession.Lease lease) {
+  private static PutOption leased(LeaseKeeper.Lease lease) {
     return PutOption.builder().withLeaseId(lease.id).build();
   }
 
-  /** Leadership held through a key: ends when the key is deleted or the lease is gone. */
-  private final class EtcdGrant implements Grant {
+  /**
+   * Leadership held through a key: ends when the key is deleted or the lease is gone. The key is
+   * watched for a deletion by someone else (at once), and confirmed by the lease keeper in every
+   * renewal round (at the latest one renew interval after a deletion, even when no watch works).
+   * There is exactly one watcher at a time: a watch that fails is not re-created from its own
+   * callback but by the next round that confirms the key, from the revision that round read.
+   */
+  private final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
     private final ByteSequence key;
     private final Holder holder;
-    private final EtcdSession.Lease lease;
+    private final LeaseKeeper.Lease lease;
     private final Runnable changed;
-    private final Runnable unwatchSession;
-    private volatile Watch.Watcher watcher;
+    private final Runnable unhold;
+    private final Runnable unlisten;
+
+    // Guarded by this.
+    private Watch.Watcher watcher;
+    private int generation;
+    private boolean watchBroken;
+
+    private volatile long confirmedUntil;
     private volatile boolean keyDeleted;
     private volatile boolean stopped;
 
-    EtcdGrant(ByteSequence key, Holder holder, EtcdSession.Lease lease, Runnable changed) {
+    EtcdGrant(
+        ByteSequence key,
+        Holder holder,
+        LeaseKeeper.Lease lease,
+        Runnable changed,
+        long confirmSentAt,
+        long confirmRevision) {
       this.key = key;
       this.holder = holder;
       this.lease = lease;
       this.changed = changed;
-      this.unwatchSession = session.watch(changed);
-      watchKey();
+      this.confirmedUntil = confirmSentAt + lease.ttlNanos;
+      watchFrom(confirmRevision + 1);
+      this.unhold = session.keeper().hold(this);
+      this.unlisten = session.listen(changed);
     }
 
-    long rev() {
+    @Override
+    public long rev() {
       return holder.rev();
     }
 
-    /** Watches our own key for a deletion by someone else; re-reads and re-watches on errors. */
-    private void watchKey() {
-      if (stopped) {
-        return;
+    /** Replaces the watcher by one from {@code revision}; callbacks of the old one are ignored. */
+    private void watchFrom(long revision) {
+      Watch.Watcher old;
+      synchronized (this) {
+        old = detachWatcher();
+        if (!stopped) {
+          int mine = generation;
+          watchBroken = false;
+          watcher =
+              session
+                  .client()
+                  .getWatchClient()
+                  .watch(
+                      key,
+                      WatchOption.builder()
+                          .withRevision(revision)
+                          .withNoPut(true)
+                          .withRequireLeader(true)
+                          .build(),
+                      Watch.listener(
+                          response -> {
+                            if (response.getEvents().stream()
+                                .anyMatch(e -> e.getEventType() == WatchEvent.EventType.DELETE)) {
+                              markDeleted();
+                            }
+                          },
+                          error -> broken(mine),
+                          () -> broken(mine)));
+        }
       }
-      watcher =
-          session
-              .client()
-              .getWatchClient()
-              .watch(
-                  key,
-                  WatchOption.builder().withRevision(rev() + 1).withNoPut(true).build(),
-                  Watch.listener(
-                      response -> {
-                        if (response.getEvents().stream()
-                            .anyMatch(e -> e.getEventType() == WatchEvent.EventType.DELETE)) {
-                          markDeleted();
-                        }
-                      },
-                      error -> recheck(),
-                      this::recheck));
-    }
-
-    private void recheck() {
-      if (stopped) {
-        return;
-      }
-      Watch.Watcher old = watcher;
+      // Closed outside the lock: jetcd calls the old listener's completion from close().
       if (old != null) {
         old.close();
       }
-      kv().get(key)
-          .orTimeout(session.timeout().toMillis(), TimeUnit.MILLISECONDS)
-          .whenComplete(
-              (response, error) -> {
-                if (error == null
-                    && response.getKvs().stream()
-                        .noneMatch(kv -> kv.getCreateRevision() == rev())) {
-                  markDeleted();
-                } else {
-                  watchKey();
-                }
-              });
+    }
+
+    private synchronized void broken(int of) {
+      if (of == generation) {
+        watchBroken = true;
+      }
+    }
+
+    /** Takes the current watcher away; its callbacks are ignored from now on. */
+    private synchronized Watch.Watcher detachWatcher() {
+      generation++;
+      Watch.Watcher old = watcher;
+      watcher = null;
+      return old;
+    }
+
+    @Override
+    public long leaseId() {
+      return lease.id;
+    }
+
+    @Override
+    public ByteSequence key() {
+      return key;
+    }
+
+    @Override
+    public void confirmed(long validUntil, long revision) {
+      confirmedUntil = validUntil;
+      boolean rewatch;
+      synchronized (this) {
+        rewatch = watchBroken || watcher == null;
+      }
+      if (rewatch && !stopped) {
+        watchFrom(revision + 1);
+      }
+    }
+
+    @Override
+    public void missing() {
+      markDeleted();
     }
 
     private void markDeleted() {
@@ -372,10 +433,11 @@ final class EtcdLock implements FencedLock {
 
     void stop() {
       stopped = true;
-      unwatchSession.run();
-      Watch.Watcher current = watcher;
-      if (current != null) {
-        current.close();
+      unhold.run();
+      unlisten.run();
+      Watch.Watcher last = detachWatcher();
+      if (last != null) {
+        last.close();
       }
     }
 
@@ -386,7 +448,9 @@ final class EtcdLock implements FencedLock {
 
     @Override
     public long validUntil() {
-      return lease.validUntil;
+      long confirmed = confirmedUntil;
+      long renewed = lease.validUntil;
+      return confirmed - renewed < 0 ? confirmed : renewed;
     }
 
     @Override

@@ -1,40 +1,30 @@
 package dev.conch.etcd;
 
-import static dev.conch.etcd.EtcdCalls.await;
-
-import dev.conch.Durations;
 import dev.conch.Election;
 import dev.conch.ElectionOptions;
 import dev.conch.EtcdUnavailableException;
 import dev.conch.FencedElection;
 import dev.conch.Holder;
 import dev.conch.InvalidArgumentException;
-import dev.conch.LossReason;
+import dev.conch.State;
 import dev.conch.Ticker;
 import io.etcd.jetcd.Client;
-import io.etcd.jetcd.common.exception.ErrorCode;
-import io.etcd.jetcd.common.exception.EtcdException;
-import io.etcd.jetcd.lease.LeaseGrantResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One client process's presence in etcd: one lease, shared by every office it campaigns in, kept
- * alive by a loop of its own on a monotonic clock.
- *
- * <p>The local deadline D of the lease is the send time of the last acknowledged renewal plus the
- * TTL etcd granted: etcd cannot expire the lease before D, so leadership believed before D (minus
- * each election's loss lead) is safe. jetcd's own keep-alive is not used: it measures on the wall
- * clock and reports a loss only after the server has acted.
+ * One client process's presence in etcd: one lease, shared by every office it campaigns in, kept by
+ * a {@link LeaseKeeper} on a monotonic clock; the elections of its offices; and the actions (a
+ * resign, a withdrawal, a revoke) that must happen once etcd answers.
  */
 public final class EtcdSession implements AutoCloseable {
 
@@ -43,29 +33,20 @@ public final class EtcdSession implements AutoCloseable {
   private final Client client;
   private final SessionOptions options;
   private final Ticker ticker;
-  private final Object monitor = new Object();
-  private final List<Runnable> watchers = new CopyOnWriteArrayList<>();
-  private final List<Election> elections = new CopyOnWriteArrayList<>();
-  private final AtomicLong renewalFailures = new AtomicLong();
+  private final LeaseKeeper keeper;
+  private final Map<String, Election> elections = new ConcurrentHashMap<>();
   private final AtomicLong wakeups = new AtomicLong();
-  private final Thread keeper;
-  private final ConnectBackoff connectBackoff;
+  private final Object monitor = new Object();
 
   // Guarded by monitor.
   private final List<PendingAction> pending = new ArrayList<>();
-  private Lease lease;
-  private boolean wanted;
   private boolean closed;
-  private String lastError = "no attempt yet";
 
   private EtcdSession(Client client, SessionOptions options) {
     this.client = client;
     this.options = options;
     this.ticker = options.ticker();
-    this.connectBackoff = new ConnectBackoff(client);
-    this.keeper = new Thread(this::keepAlive, "conch-session");
-    this.keeper.setDaemon(true);
-    this.keeper.start();
+    this.keeper = new LeaseKeeper(client, options, this::retryPending, this::revoke);
   }
 
   /**
@@ -88,32 +69,37 @@ public final class EtcdSession implements AutoCloseable {
 
   /**
    * A new candidate for {@code electionOptions.office()} on this session's lease; call {@link
-   * Election#start()} to join.
+   * Election#start()} to join. The lease is renewed often enough for its loss lead ({@link
+   * RenewalBudget}).
    *
-   * @throws InvalidArgumentException when the stop timeout and safety margin cannot fit between two
-   *     renewals and the lease deadline
+   * @throws InvalidArgumentException when the stop timeout and safety margin leave too little of
+   *     the TTL to renew in
+   * @throws IllegalStateException when this session has an election for the office that is not
+   *     closed: both would share one key
    */
   public Election election(ElectionOptions electionOptions) {
-    Duration room = options.ttl().minus(options.renewInterval());
-    if (electionOptions.lossLead().compareTo(room) >= 0) {
-      throw new InvalidArgumentException(
-          "stop-timeout",
-          Durations.format(electionOptions.stopTimeout()),
-          "stop timeout plus safety margin ("
-              + Durations.format(electionOptions.lossLead())
-              + ") must be shorter than ttl minus renew interval ("
-              + Durations.format(options.ttl())
-              + " - "
-              + Durations.format(options.renewInterval())
-              + " = "
-              + Durations.format(room)
-              + "); raise the ttl or shorten the stop timeout");
-    }
+    String office = electionOptions.office();
+    keeper.require(electionOptions.stopTimeout(), electionOptions.safetyMargin());
     Election election =
-        new FencedElection(
-            new EtcdLock(this, electionOptions.office()), electionOptions, ticker, options.clock());
-    elections.add(election);
+        new FencedElection(new EtcdLock(this, office), electionOptions, ticker, options.clock());
+    Election before =
+        elections.compute(
+            office,
+            (name, existing) ->
+                existing == null || existing.state() == State.CLOSED ? election : existing);
+    if (before != election) {
+      throw new IllegalStateException(
+          "office '"
+              + office
+              + "' already has an election on this session; close it first (one lease holds one"
+              + " key per office)");
+    }
     return election;
+  }
+
+  /** How this session renews its lease now. */
+  public RenewalBudget renewalBudget() {
+    return keeper.budget();
   }
 
   /**
@@ -127,16 +113,19 @@ public final class EtcdSession implements AutoCloseable {
 
   /** The current lease id, or 0 when there is none. */
   public long leaseId() {
-    synchronized (monitor) {
-      return lease == null ? 0 : lease.id;
-    }
+    LeaseKeeper.Lease lease = keeper.current();
+    return lease == null ? 0 : lease.id;
   }
 
   /** Whether the session has a lease whose deadline has not passed. */
   public boolean isAlive() {
-    synchronized (monitor) {
-      return lease != null && lease.isAlive(ticker.nanoTime());
-    }
+    LeaseKeeper.Lease lease = keeper.current();
+    return lease != null && lease.isAlive(ticker.nanoTime());
+  }
+
+  /** Why etcd could not be reached the last time the session asked, or "no attempt yet". */
+  public String lastError() {
+    return keeper.lastError();
   }
 
   /**
@@ -151,31 +140,24 @@ public final class EtcdSession implements AutoCloseable {
     wakeups.incrementAndGet();
   }
 
-  /** How many renewals failed since the session opened. */
+  /** How many renewal rounds failed since the session opened. */
   public long renewalFailures() {
-    return renewalFailures.get();
+    return keeper.renewalFailures();
   }
 
   /** Closes every election of this session (they resign), then revokes the lease. */
   @Override
   public void close() {
-    for (Election election : elections) {
+    for (Election election : elections.values()) {
       election.close();
     }
-    Lease last;
     synchronized (monitor) {
       if (closed) {
         return;
       }
       closed = true;
-      last = lease;
-      monitor.notifyAll();
     }
-    try {
-      keeper.join(options.timeout().toMillis() + 1000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    LeaseKeeper.Lease last = keeper.stop();
     if (last != null && last.gone == null) {
       try {
         EtcdCalls.awaitUninterruptibly(
@@ -183,7 +165,7 @@ public final class EtcdSession implements AutoCloseable {
       } catch (EtcdUnavailableException e) {
         log.warn(
             "could not revoke lease {} on close; it expires after its TTL: {}",
-            Long.toHexString(last.id),
+            last.hex(),
             e.getMessage());
       }
     }
@@ -197,40 +179,23 @@ public final class EtcdSession implements AutoCloseable {
     return ticker;
   }
 
-  /** Runs {@code watcher} whenever a lease is renewed or lost; returns how to stop. */
-  Runnable watch(Runnable watcher) {
-    watchers.add(watcher);
-    return () -> watchers.remove(watcher);
+  LeaseKeeper keeper() {
+    return keeper;
+  }
+
+  /** Runs {@code listener} after every renewal round and loss of the lease; returns how to stop. */
+  Runnable listen(Runnable listener) {
+    return keeper.listen(listener);
   }
 
   /** The current lease, granting one if there is none; waits at most the call timeout. */
-  Lease lease() throws InterruptedException {
-    long deadline = ticker.nanoTime() + options.timeout().toNanos();
-    synchronized (monitor) {
-      wanted = true;
-      monitor.notifyAll();
-      while (lease == null || lease.gone != null) {
-        if (closed) {
-          throw new EtcdUnavailableException("session is closed", null);
-        }
-        long left = deadline - ticker.nanoTime();
-        if (left <= 0) {
-          throw new EtcdUnavailableException(
-              "could not get a lease from etcd within "
-                  + Durations.format(options.timeout())
-                  + ": "
-                  + lastError,
-              null);
-        }
-        TimeUnit.NANOSECONDS.timedWait(monitor, Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
-      }
-      return lease;
-    }
+  LeaseKeeper.Lease lease() throws InterruptedException {
+    return keeper.lease();
   }
 
   /**
-   * Runs {@code call} now and, if it fails, again on each tick of the keep-alive loop until it
-   * succeeds or etcd says the thing is gone: how a resign or revoke that failed is not forgotten.
+   * Runs {@code call} now and, if it fails, again after each renewal round until it succeeds or
+   * etcd says the thing is gone: how a resign or revoke that failed is not forgotten.
    */
   void ensure(String what, Supplier<CompletableFuture<?>> call) {
     PendingAction action = new PendingAction(what, call);
@@ -241,117 +206,19 @@ public final class EtcdSession implements AutoCloseable {
     }
   }
 
-  private void keepAlive() {
-    long lastAckSend = 0;
-    boolean failing = false;
-    Duration retry =
-        options.renewInterval().dividedBy(2).compareTo(Duration.ofMillis(500)) < 0
-            ? options.renewInterval().dividedBy(2)
-            : Duration.ofMillis(500);
-    long nextAttempt = ticker.nanoTime();
-    while (true) {
-      Lease current;
-      synchronized (monitor) {
-        long wait = nextAttempt - ticker.nanoTime();
-        if (!closed && (wait > 0 || !wanted)) {
-          try {
-            TimeUnit.NANOSECONDS.timedWait(
-                monitor, wanted ? wait : TimeUnit.MILLISECONDS.toNanos(500));
-          } catch (InterruptedException e) {
-            return;
-          }
-          continue;
-        }
-        if (closed) {
-          return;
-        }
-        current = lease;
-      }
-      if (current != null && current.gone != null) {
-        retire(current);
-        continue;
-      }
-      long sendAt = ticker.nanoTime();
-      try {
-        if (current == null) {
-          long ttl = options.ttl().toSeconds();
-          // Bounded by the renew interval too: a grant that still waits for an etcd that was away
-          // would hold up the one that succeeds once it is back (an abandoned grant holds no keys
-          // and simply expires).
-          Duration grantTimeout =
-              options.timeout().compareTo(options.renewInterval()) < 0
-                  ? options.timeout()
-                  : options.renewInterval();
-          LeaseGrantResponse granted =
-              await(client.getLeaseClient().grant(ttl), grantTimeout, "lease grant");
-          long id = granted.getID();
-          synchronized (monitor) {
-            lease = new Lease(id, sendAt + TimeUnit.SECONDS.toNanos(granted.getTTL()));
-            monitor.notifyAll();
-          }
-          log.info(
-              "lease {} granted (ttl {})", Long.toHexString(id), Durations.format(options.ttl()));
-        } else {
-          long left = current.validUntil - sendAt;
-          Duration timeout =
-              Duration.ofNanos(Math.max(1, Math.min(left, options.timeout().toNanos())));
-          long ttl =
-              await(client.getLeaseClient().keepAliveOnce(current.id), timeout, "lease renewal")
-                  .getTTL();
-          current.validUntil = sendAt + TimeUnit.SECONDS.toNanos(ttl);
-        }
-        lastAckSend = sendAt;
-        failing = false;
-        nextAttempt = lastAckSend + options.renewInterval().toNanos();
-      } catch (EtcdUnavailableException e) {
-        lastError = EtcdCalls.describe(e);
-        connectBackoff.reset();
-        if (current == null) {
-          nextAttempt = ticker.nanoTime() + retry.toNanos();
-        } else if (isNotFound(e)) {
-          current.gone = LossReason.LEASE_EXPIRED;
-          log.warn("lease {} is gone in etcd", Long.toHexString(current.id));
-        } else {
-          renewalFailures.incrementAndGet();
-          if (!failing) {
-            log.warn(
-                "lease {} renewal failed, retrying until its deadline: {}",
-                Long.toHexString(current.id),
-                lastError);
-          }
-          failing = true;
-          nextAttempt = ticker.nanoTime() + retry.toNanos();
-          if (ticker.nanoTime() - current.validUntil >= 0) {
-            current.gone = LossReason.RENEWAL_FAILED;
-            log.warn("lease {} passed its deadline without renewal", Long.toHexString(current.id));
-          }
-        }
-      } catch (InterruptedException e) {
-        return;
-      }
-      watchers.forEach(Runnable::run);
-      retryPending();
-    }
-  }
-
-  /** Forgets a lost lease and makes sure etcd forgets it too, so that its keys go at once. */
-  private void retire(Lease gone) {
+  /** Makes sure etcd forgets a lost lease too, so that its keys go at once. */
+  private void revoke(LeaseKeeper.Lease gone) {
     synchronized (monitor) {
-      if (lease == gone) {
-        lease = null;
-      }
-      // Tried on this tick without waiting: a new lease must not wait for an etcd that is away.
+      // Tried on the next tick without waiting: a new lease must not wait for an etcd that is away.
       pending.add(
           new PendingAction(
-              "revoking lease " + Long.toHexString(gone.id),
-              () -> client.getLeaseClient().revoke(gone.id)));
+              "revoking lease " + gone.hex(), () -> client.getLeaseClient().revoke(gone.id)));
     }
-    watchers.forEach(Runnable::run);
   }
 
   /**
-   * Starts every pending action that is not already under way, without waiting for any: the
-   * keep-alive loop must go on renewing and granting while etcd is away.
+   * Starts every pending action that is not already under way, without waiting for any: the lease
+   * keeper must go on renewing and granting while etcd is away.
    */
   private void retryPending() {
     List<PendingAction> due;
@@ -366,32 +233,6 @@ public final class EtcdSession implements AutoCloseable {
               pending.remove(action);
             }
           });
-    }
-  }
-
-  static boolean isNotFound(Throwable error) {
-    for (Throwable t = error; t != null; t = t.getCause()) {
-      if (t instanceof EtcdException etcd && etcd.getErrorCode() == ErrorCode.NOT_FOUND) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** A lease of this session: valid until {@code validUntil} unless {@code gone} says why not. */
-  static final class Lease {
-    final long id;
-    volatile long validUntil;
-    volatile LossReason gone;
-
-    Lease(long id, long validUntil) {
-      this.id = id;
-      this.validUntil = validUntil;
-    }
-
-    /** Whether etcd cannot have expired it by {@code now} (a {@link Ticker} time). */
-    boolean isAlive(long now) {
-      return gone == null && now - validUntil < 0;
     }
   }
 }

@@ -1,6 +1,6 @@
 package dev.conch.etcd;
 
-import static dev.conch.etcd.EtcdSession.isNotFound;
+import static dev.conch.etcd.LeaseKeeper.isNotFound;
 
 import dev.conch.EtcdUnavailableException;
 import java.time.Duration;

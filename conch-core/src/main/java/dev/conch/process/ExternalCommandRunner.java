@@ -32,9 +32,11 @@ import java.util.function.UnaryOperator;
  * the result. With restart, a command that exits makes the runner back off (from 1 s up to 30 s,
  * decorrelated jitter, reset once a command lived 60 s), campaign and run the command again,
  * forever; a loss of leadership makes it campaign again at once (the loss is etcd's doing, not the
- * command's, and the election paces its own retries). A failing or timed-out on-acquire hook gives
- * the office up and campaigns again after the back-off, in both modes. The wait time bounds only
- * the time until the command first starts.
+ * command's, and the election paces its own retries). A failing or timed-out on-acquire hook is a
+ * failed campaign: the office is given up; with restart the runner campaigns again after the
+ * back-off, without it the result is {@link ExitCodes#LOST}. The SIGTERM grace is never longer than
+ * the time left before the safety margin ahead of the lease deadline, and there is none when a
+ * successor may already lead. The wait time bounds only the time until the command first starts.
  */
 public final class ExternalCommandRunner implements AutoCloseable {
 

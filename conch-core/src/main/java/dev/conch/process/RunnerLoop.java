@@ -183,13 +183,18 @@ final class RunnerLoop {
     }
   }
 
+  /**
+   * The on-acquire hook failed (or the command could not start): a failed campaign. The office is
+   * given up; with restart the runner backs off and campaigns again, without it the runner ends
+   * with {@link ExitCodes#LOST}: the office was held and given up.
+   */
   private void acquireFailed(String why) {
     log.warn("office {}: {}; command not started, office given up", settings.office(), why);
     resign();
-    if (settings.nonblocking() && !everStarted) {
-      finish(ExitCodes.WAIT_EXPIRED);
-    } else {
+    if (settings.restart()) {
       backOff(null);
+    } else {
+      finish(ExitCodes.LOST);
     }
   }
 

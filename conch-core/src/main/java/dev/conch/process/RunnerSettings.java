@@ -94,16 +94,18 @@ record RunnerSettings(
    * stops.
    */
   ElectionOptions electionOptions(UnaryOperator<ElectionOptions> customizer) {
+    Duration stop = killAfter.plus(ExternalCommandRunner.STOP_SLACK);
+    // The runner's own stop is the default: the election's 1 s default for lose hooks would
+    // otherwise forbid short TTLs (--ttl 2s --kill-after 100ms). A customizer may raise it.
     ElectionOptions base =
         Objects.requireNonNull(customizer, "electionOptions")
-            .apply(ElectionOptions.forOffice(office));
+            .apply(ElectionOptions.forOffice(office).withStopTimeout(stop));
     if (base == null || !base.office().equals(office)) {
       throw new InvalidArgumentException(
           "election-options",
           base == null ? null : base.office(),
           "options for office '" + office + "'");
     }
-    Duration stop = killAfter.plus(ExternalCommandRunner.STOP_SLACK);
     // One hook call of the election covers a whole stop: the command's group (kill-after, then
     // SIGKILL) and the on-lose hook (its timeout, then kill-after and SIGKILL).
     Duration hooks =

@@ -39,7 +39,7 @@ final class Supervisor {
     this.settings = settings;
     this.electionOptions = electionOptions;
     this.election = election;
-    this.term = new Term(settings, signals);
+    this.term = new Term(settings, electionOptions.safetyMargin(), signals);
     this.loop = new RunnerLoop(settings, election, term, signals, completion);
     election.addHandler(term);
     this.listener = election.addListener(this::observe);

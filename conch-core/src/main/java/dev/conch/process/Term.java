@@ -24,6 +24,7 @@ final class Term implements LeadershipHandler {
   private static final Logger log = LoggerFactory.getLogger(ExternalCommandRunner.class);
 
   private final RunnerSettings settings;
+  private final Duration safetyMargin;
   private final Queue<Signal> signals;
   private final Object lock = new Object();
 
@@ -35,8 +36,13 @@ final class Term implements LeadershipHandler {
   // Guarded by lock: the highest token whose term has ended (its lose hook was called).
   private long endedToken;
 
-  Term(RunnerSettings settings, Queue<Signal> signals) {
+  /**
+   * @param safetyMargin the election's: the command is killed no later than this long before the
+   *     term's lease deadline, whatever kill-after says
+   */
+  Term(RunnerSettings settings, Duration safetyMargin, Queue<Signal> signals) {
     this.settings = settings;
+    this.safetyMargin = safetyMargin;
     this.signals = signals;
   }
 
@@ -237,10 +243,7 @@ final class Term implements LeadershipHandler {
                     ending.group().pid(),
                     reason);
               }
-              // A successor may already run its own command: no SIGTERM grace then.
-              ending
-                  .group()
-                  .terminate(reason.successorMayLead() ? Duration.ZERO : settings.killAfter());
+              ending.group().terminate(grace(ending.term(), reason));
               runOnLose(ending.term(), reason);
             });
     synchronized (lock) {
@@ -254,6 +257,26 @@ final class Term implements LeadershipHandler {
     if (ran) {
       signals.add(new Signal.TermEnded(ending, reason));
     }
+  }
+
+  /**
+   * The SIGTERM grace of a stop: none when a successor may already run its own command; else
+   * kill-after, cut short so that SIGKILL goes out no later than the safety margin before the
+   * term's lease could expire.
+   */
+  private Duration grace(Leadership term, LossReason reason) {
+    if (reason.successorMayLead()) {
+      return Duration.ZERO;
+    }
+    Duration left = term.timeToDeadline().minus(safetyMargin);
+    if (left.compareTo(settings.killAfter()) >= 0) {
+      return settings.killAfter();
+    }
+    log.warn(
+        "office {}: {} left before the lease deadline; the command gets SIGKILL then",
+        settings.office(),
+        dev.conch.Durations.format(left.isNegative() ? Duration.ZERO : left));
+    return left.isNegative() || left.isZero() ? Duration.ZERO : left;
   }
 
   private void runOnLose(Leadership leadership, LossReason reason) {

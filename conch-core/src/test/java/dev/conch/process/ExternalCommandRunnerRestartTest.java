@@ -106,10 +106,11 @@ class ExternalCommandRunnerRestartTest {
   }
 
   @Test
-  void failingOnAcquireHookBacksOffLikeARestart() throws Exception {
+  void failingOnAcquireHookWithRestartBacksOffLikeAnExit() throws Exception {
     runners.start(
         runners
             .builder(OFFICE, offices::election)
+            .restart(true)
             .random((low, high) -> high)
             .backoff(Duration.ofMillis(20), Duration.ofMillis(40), Duration.ofSeconds(60))
             .backoffObserver(delays::add)

@@ -176,11 +176,13 @@ class ExternalCommandRunnerTest {
   }
 
   @Test
-  void failingOnAcquireHookGivesTheOfficeUpWithoutStartingTheCommandAndCampaignsAgain()
+  void failingOnAcquireHookWithRestartGivesTheOfficeUpWithoutStartingTheCommandAndCampaignsAgain()
       throws Exception {
     ExternalCommandRunner runner =
         runners.start(
             builder()
+                .restart(true)
+                .backoff(Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofSeconds(60))
                 .onAcquire("echo \"hook $CONCH_REV\" >> \"$T/marks\"; exit 1")
                 .command(sh("echo started >> \"$T/marks\"; exec sleep 1000")));
     await().atMost(WAIT).until(() -> !runners.lines("marks").isEmpty());
@@ -196,6 +198,20 @@ class ExternalCommandRunnerTest {
     assertThat(runners.lines("marks")).allMatch(line -> line.matches("hook [1-9][0-9]*"));
     assertThat(runner.childPid()).isEmpty();
     assertThat(runner.awaitExit(Duration.ZERO)).isEmpty();
+  }
+
+  @Test
+  void failingOnAcquireHookWithoutRestartGivesTheOfficeUpAndEndsWith70() throws Exception {
+    ExternalCommandRunner runner =
+        runners.start(
+            builder()
+                .onAcquire("echo \"hook $CONCH_REV\" >> \"$T/marks\"; exit 1")
+                .command(sh("echo started >> \"$T/marks\"; exec sleep 1000")));
+
+    // A failed campaign: no back-off and no second try without --restart.
+    assertThat(runner.awaitExit(WAIT)).hasValue(ExitCodes.LOST);
+    assertThat(runners.lines("marks")).containsExactly("hook 1");
+    assertThat(offices.leader(OFFICE)).isEmpty();
   }
 
   @Test

@@ -128,13 +128,13 @@ class ExternalCommandRunnerConfigurationTests {
             "conch.etcd.endpoints=http://127.0.0.1:1",
             "conch.ttl=10s",
             "conch.runner.command=sleep,600",
-            "conch.runner.kill-after=7s");
+            "conch.runner.kill-after=9s");
 
     assertThat(analysis.getDescription())
-        .isEqualTo("Invalid value '7s' for 'conch.runner.kill-after'.");
+        .isEqualTo("Invalid value '9s' for 'conch.runner.kill-after'.");
     assertThat(analysis.getAction())
         .startsWith("Update 'conch.runner.kill-after'. Accepted: kill-after + 500ms")
-        .contains("must be shorter than ttl minus renew interval");
+        .contains("must leave at least 400ms of the ttl (10s)");
   }
 
   @Test

@@ -105,11 +105,12 @@ class InvalidConchConfigurationFailureAnalyzerTests {
 
   @Test
   void stopTimeoutThatCannotFitBeforeTheLeaseDeadlineIsRefused() {
-    FailureAnalysis analysis = analyze("conch.ttl=3s", "conch.stop-timeout=2s");
+    FailureAnalysis analysis = analyze("conch.ttl=3s", "conch.stop-timeout=2500ms");
 
-    assertThat(analysis.getDescription()).isEqualTo("Invalid value '2s' for 'conch.stop-timeout'.");
+    assertThat(analysis.getDescription())
+        .isEqualTo("Invalid value '2s500ms' for 'conch.stop-timeout'.");
     assertThat(analysis.getAction())
-        .contains("must be shorter than ttl minus renew interval")
+        .contains("must leave at least 400ms of the ttl (3s)")
         .contains("raise the ttl or shorten the stop timeout");
   }
 

@@ -1,0 +1,423 @@
+package dev.conch.etcd;
+
+import static dev.conch.etcd.EtcdCalls.await;
+
+import dev.conch.Durations;
+import dev.conch.EtcdUnavailableException;
+import dev.conch.LossReason;
+import dev.conch.Ticker;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.common.exception.ErrorCode;
+import io.etcd.jetcd.common.exception.EtcdException;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.lease.LeaseGrantResponse;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.GetOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps the one lease of a session: grants it, renews it on its {@link RenewalBudget}, and in the
+ * same round confirms, in one request for every office, that the keys of the terms held on it still
+ * exist. One thread, {@code conch-lease}, on a monotonic clock.
+ *
+ * <p>The local deadline D of the lease is the send time of the last acknowledged renewal plus the
+ * TTL etcd granted: etcd cannot expire the lease before D. A held key is believed until the send
+ * time of the last round that found it plus that TTL, so a key deleted by someone else is noticed
+ * within one renew interval even when no watch delivers, and a key that cannot be confirmed is
+ * given up as a lease that cannot be renewed would be. jetcd's own keep-alive is not used: it
+ * measures on the wall clock and reports a loss only after the server has acted.
+ */
+final class LeaseKeeper implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(EtcdSession.class);
+
+  /** etcd refuses transactions of more than 128 operations by default. */
+  private static final int KEYS_PER_CHECK = 64;
+
+  private final Client client;
+  private final SessionOptions options;
+  private final Ticker ticker;
+  private final Runnable onTick;
+  private final Consumer<Lease> onRetired;
+  private final ConnectBackoff connectBackoff;
+  private final Object monitor = new Object();
+  private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+  private final Set<HeldKey> held = ConcurrentHashMap.newKeySet();
+  private final AtomicLong renewalFailures = new AtomicLong();
+  private final Thread thread;
+
+  // Guarded by monitor.
+  private Lease lease;
+  private boolean wanted;
+  private boolean closed;
+  private Duration lossLead = Duration.ZERO;
+  private RenewalBudget budget;
+  private String lastError = "no attempt yet";
+
+  /**
+   * Starts the keeper's thread; nothing is asked of etcd until {@link #lease} is called.
+   *
+   * @param onTick run after every round, on the keeper's thread; must not block
+   * @param onRetired told of a lease given up (gone in etcd, or past its deadline)
+   */
+  LeaseKeeper(Client client, SessionOptions options, Runnable onTick, Consumer<Lease> onRetired) {
+    this.client = client;
+    this.options = options;
+    this.ticker = options.ticker();
+    this.onTick = onTick;
+    this.onRetired = onRetired;
+    this.connectBackoff = new ConnectBackoff(client);
+    this.budget = budgetFor(Duration.ZERO, Duration.ZERO);
+    this.thread = new Thread(this::run, "conch-lease");
+    this.thread.setDaemon(true);
+    this.thread.start();
+  }
+
+  /**
+   * Makes the budget fit leaders that stop within {@code stopTimeout} and keep {@code safetyMargin}
+   * free before the deadline. The budget follows the most demanding election the session ever had.
+   *
+   * @throws dev.conch.InvalidArgumentException when they cannot fit at all
+   */
+  RenewalBudget require(Duration stopTimeout, Duration safetyMargin) {
+    RenewalBudget wanted = budgetFor(stopTimeout, safetyMargin);
+    synchronized (monitor) {
+      Duration lead = stopTimeout.plus(safetyMargin);
+      if (lead.compareTo(lossLead) > 0) {
+        lossLead = lead;
+        budget = wanted;
+        monitor.notifyAll();
+      }
+      return budget;
+    }
+  }
+
+  private RenewalBudget budgetFor(Duration stopTimeout, Duration safetyMargin) {
+    return RenewalBudget.of(
+        options.ttl(), stopTimeout, safetyMargin, options.renewInterval(), options.timeout());
+  }
+
+  RenewalBudget budget() {
+    synchronized (monitor) {
+      return budget;
+    }
+  }
+
+  /** The current lease, granting one if there is none; waits at most the call timeout. */
+  Lease lease() throws InterruptedException {
+    long deadline = ticker.nanoTime() + options.timeout().toNanos();
+    synchronized (monitor) {
+      wanted = true;
+      monitor.notifyAll();
+      while (lease == null || lease.gone != null) {
+        if (closed) {
+          throw new EtcdUnavailableException("session is closed", null);
+        }
+        long left = deadline - ticker.nanoTime();
+        if (left <= 0) {
+          throw new EtcdUnavailableException(
+              "could not get a lease from etcd within "
+                  + Durations.format(options.timeout())
+                  + ": "
+                  + lastError,
+              null);
+        }
+        TimeUnit.NANOSECONDS.timedWait(monitor, Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
+      }
+      return lease;
+    }
+  }
+
+  /** The current lease, or null. */
+  Lease current() {
+    synchronized (monitor) {
+      return lease;
+    }
+  }
+
+  /** Why etcd could not be reached the last time it was asked. */
+  String lastError() {
+    synchronized (monitor) {
+      return lastError;
+    }
+  }
+
+  long renewalFailures() {
+    return renewalFailures.get();
+  }
+
+  /** Runs {@code listener} after every round (a renewal or a loss); returns how to stop. */
+  Runnable listen(Runnable listener) {
+    listeners.add(listener);
+    return () -> listeners.remove(listener);
+  }
+
+  /** Confirms {@code key} in every round from now on, until the returned action is run. */
+  Runnable hold(HeldKey key) {
+    held.add(key);
+    return () -> held.remove(key);
+  }
+
+  /** Stops the thread and returns the lease it held (not revoked here), or null. */
+  Lease stop() {
+    Lease last;
+    synchronized (monitor) {
+      closed = true;
+      last = lease;
+      monitor.notifyAll();
+    }
+    try {
+      thread.join(options.timeout().toMillis() + 1000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return last;
+  }
+
+  @Override
+  public void close() {
+    stop();
+  }
+
+  private void run() {
+    boolean failing = false;
+    long nextAttempt = ticker.nanoTime();
+    long lastRound = nextAttempt;
+    while (true) {
+      Lease current;
+      RenewalBudget plan;
+      synchronized (monitor) {
+        // A budget tightened since the last round (a new office) applies to the next one.
+        long due =
+            failing ? nextAttempt : Math.min(nextAttempt, lastRound + budget.interval().toNanos());
+        long wait = due - ticker.nanoTime();
+        if (!closed && (wait > 0 || !wanted)) {
+          try {
+            TimeUnit.NANOSECONDS.timedWait(
+                monitor, wanted ? wait : TimeUnit.MILLISECONDS.toNanos(500));
+          } catch (InterruptedException e) {
+            return;
+          }
+          continue;
+        }
+        if (closed) {
+          return;
+        }
+        current = lease;
+        plan = budget;
+      }
+      if (current != null && current.gone != null) {
+        retire(current);
+        continue;
+      }
+      long sendAt = ticker.nanoTime();
+      try {
+        if (current == null) {
+          grant(sendAt, plan);
+        } else {
+          renew(current, sendAt, plan);
+          confirmHeldKeys(sendAt, current, plan);
+        }
+        failing = false;
+        lastRound = sendAt;
+        nextAttempt = sendAt + plan.interval().toNanos();
+      } catch (EtcdUnavailableException e) {
+        String error = EtcdCalls.describe(e);
+        synchronized (monitor) {
+          lastError = error;
+        }
+        connectBackoff.reset();
+        nextAttempt = sendAt + retryDelay(current, plan);
+        boolean firstFailure = !failing;
+        failing = true;
+        if (current == null) {
+          // No lease yet: nothing held, nothing to lose.
+        } else if (isNotFound(e)) {
+          current.gone = LossReason.LEASE_EXPIRED;
+          log.warn("lease {} is gone in etcd", current.hex());
+        } else {
+          renewalFailures.incrementAndGet();
+          if (firstFailure) {
+            log.warn(
+                "lease {} renewal failed, retrying until its deadline: {}", current.hex(), error);
+          }
+          if (ticker.nanoTime() - current.validUntil >= 0) {
+            // etcd may have expired it by now: whoever is next may lead already.
+            current.gone = LossReason.LEASE_EXPIRED;
+            log.warn("lease {} passed its deadline without renewal", current.hex());
+          }
+        }
+      } catch (InterruptedException e) {
+        return;
+      }
+      listeners.forEach(Runnable::run);
+      onTick.run();
+    }
+  }
+
+  /**
+   * After a failure: a renewal again at once after a timeout (round-robin sends it to the next
+   * endpoint), a little later after a call that failed fast (no connection), so that an etcd that
+   * is away is not hammered; a grant, where nothing is held yet, at a calmer pace.
+   */
+  private static long retryDelay(Lease current, RenewalBudget plan) {
+    if (current == null) {
+      return Math.min(plan.interval().toNanos(), TimeUnit.MILLISECONDS.toNanos(500));
+    }
+    return Math.max(plan.attemptTimeout().toNanos() / 4, TimeUnit.MILLISECONDS.toNanos(10));
+  }
+
+  private void grant(long sendAt, RenewalBudget plan) throws InterruptedException {
+    long ttl = options.ttl().toSeconds();
+    // Not longer than a renewal round (at least a second): a grant stuck on a member that is away
+    // must not hold up the one that succeeds elsewhere; an abandoned grant holds no keys and its
+    // RPC ends at its deadline.
+    Duration timeout = min(options.timeout(), max(plan.interval(), Duration.ofSeconds(1)));
+    LeaseGrantResponse granted =
+        await(
+            client.getLeaseClient().grant(ttl, timeout.toNanos(), TimeUnit.NANOSECONDS),
+            timeout,
+            "lease grant");
+    Lease fresh =
+        new Lease(granted.getID(), sendAt + TimeUnit.SECONDS.toNanos(granted.getTTL()), granted);
+    synchronized (monitor) {
+      lease = fresh;
+      monitor.notifyAll();
+    }
+    log.info("lease {} granted (ttl {})", fresh.hex(), Durations.format(options.ttl()));
+  }
+
+  private void renew(Lease current, long sendAt, RenewalBudget plan) throws InterruptedException {
+    long left = current.validUntil - sendAt;
+    Duration timeout =
+        Duration.ofNanos(Math.max(1, Math.min(left, plan.attemptTimeout().toNanos())));
+    long ttl =
+        await(client.getLeaseClient().keepAliveOnce(current.id), timeout, "lease renewal").getTTL();
+    current.ttlNanos = TimeUnit.SECONDS.toNanos(ttl);
+    current.validUntil = sendAt + current.ttlNanos;
+  }
+
+  /**
+   * Reads every held key of {@code current} in linearizable transactions of up to {@value
+   * #KEYS_PER_CHECK} gets: one request per round for all but the largest sessions.
+   */
+  private void confirmHeldKeys(long sendAt, Lease current, RenewalBudget plan)
+      throws InterruptedException {
+    List<HeldKey> keys = new ArrayList<>();
+    for (HeldKey key : held) {
+      if (key.leaseId() == current.id) {
+        keys.add(key);
+      }
+    }
+    for (int from = 0; from < keys.size(); from += KEYS_PER_CHECK) {
+      List<HeldKey> chunk = keys.subList(from, Math.min(keys.size(), from + KEYS_PER_CHECK));
+      Op[] gets = new Op[chunk.size()];
+      for (int i = 0; i < gets.length; i++) {
+        gets[i] = Op.get(chunk.get(i).key(), GetOption.DEFAULT);
+      }
+      TxnResponse read =
+          await(
+              client.getKVClient().txn().Then(gets).commit(),
+              plan.attemptTimeout(),
+              "confirming the leaders' keys");
+      long revision = read.getHeader().getRevision();
+      List<GetResponse> found = read.getGetResponses();
+      for (int i = 0; i < chunk.size(); i++) {
+        HeldKey key = chunk.get(i);
+        boolean present =
+            found.get(i).getKvs().stream().anyMatch(kv -> kv.getCreateRevision() == key.rev());
+        if (present) {
+          key.confirmed(sendAt + current.ttlNanos, revision);
+        } else {
+          key.missing();
+        }
+      }
+    }
+  }
+
+  /** Forgets a lost lease; the session makes sure etcd forgets it too, so that its keys go. */
+  private void retire(Lease gone) {
+    synchronized (monitor) {
+      if (lease == gone) {
+        lease = null;
+      }
+    }
+    onRetired.accept(gone);
+    listeners.forEach(Runnable::run);
+    onTick.run();
+  }
+
+  static boolean isNotFound(Throwable error) {
+    for (Throwable t = error; t != null; t = t.getCause()) {
+      if (t instanceof EtcdException etcd && etcd.getErrorCode() == ErrorCode.NOT_FOUND) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+
+  private static Duration max(Duration a, Duration b) {
+    return a.compareTo(b) >= 0 ? a : b;
+  }
+
+  /** A key held on the lease, confirmed in every round. */
+  interface HeldKey {
+
+    /** The lease the key is attached to. */
+    long leaseId();
+
+    /** The key. */
+    ByteSequence key();
+
+    /** Its create revision: a key of that name with another one is not this key. */
+    long rev();
+
+    /**
+     * The key was there in a round sent before it: it is believed until {@code validUntil} (a
+     * {@link Ticker} time); {@code revision} is the revision etcd read it at.
+     */
+    void confirmed(long validUntil, long revision);
+
+    /** The key is gone (or is another key now). */
+    void missing();
+  }
+
+  /** The session's lease: valid until {@code validUntil} unless {@code gone} says why not. */
+  static final class Lease {
+    final long id;
+    volatile long validUntil;
+    volatile long ttlNanos;
+    volatile LossReason gone;
+
+    Lease(long id, long validUntil, LeaseGrantResponse granted) {
+      this.id = id;
+      this.validUntil = validUntil;
+      this.ttlNanos = TimeUnit.SECONDS.toNanos(granted.getTTL());
+    }
+
+    /** Whether etcd cannot have expired it by {@code now} (a {@link Ticker} time). */
+    boolean isAlive(long now) {
+      return gone == null && now - validUntil < 0;
+    }
+
+    String hex() {
+      return Long.toHexString(id);
+    }
+  }
+}

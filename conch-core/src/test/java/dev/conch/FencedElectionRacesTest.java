@@ -1,0 +1,222 @@
+package dev.conch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Races between what the store says, the deadline and the candidate's own commands, on a store the
+ * test scripts and an injected clock: each of these once left a wrong reason, a term believed after
+ * its end, or an election that never campaigned again.
+ */
+@Timeout(60)
+class FencedElectionRacesTest {
+
+  private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
+  private static final Duration WAIT = Duration.ofSeconds(10);
+
+  private final AtomicLong now = new AtomicLong(1_000 * SECOND);
+  private final ScriptedLock lock = new ScriptedLock();
+  private final Election election =
+      new FencedElection(
+          lock,
+          ElectionOptions.forOffice("jobs")
+              .withStopTimeout(Duration.ofSeconds(2))
+              .withSafetyMargin(Duration.ofSeconds(1)),
+          now::get,
+          Clock.systemUTC());
+
+  @AfterEach
+  void close() {
+    election.close();
+  }
+
+  private EventLog leading() throws InterruptedException {
+    EventLog log = EventLog.of(election);
+    election.start();
+    assertThat(election.awaitLeadership(WAIT)).isTrue();
+    return log;
+  }
+
+  @Test
+  void resignRacingADeletedKeyIsReportedAsTheDeletionAndStillLeaves() throws Exception {
+    EventLog log = leading();
+
+    lock.ended = LossReason.KEY_DELETED; // not yet seen by the loop
+    election.resign();
+
+    assertThat(log.events(ElectionEvent.Lost.class))
+        .extracting(ElectionEvent.Lost::reason)
+        .containsExactly(LossReason.KEY_DELETED);
+    assertThat(log.hooks()).containsExactly("acquired", "lost:KEY_DELETED");
+    assertThat(election.state()).isEqualTo(State.RESIGNED);
+  }
+
+  @Test
+  void transferRacingAPassedDeadlineIsALossAndTheCandidateQueuesAgain() throws Exception {
+    lock.campaignsAllowed = 1;
+    EventLog log = leading();
+
+    now.addAndGet(11 * SECOND); // past the deadline; the loop has not looked yet
+    election.transfer();
+
+    assertThat(log.events(ElectionEvent.Lost.class))
+        .extracting(ElectionEvent.Lost::reason)
+        .containsExactly(LossReason.LEASE_EXPIRED);
+    // The transfer was about the term that ended: the candidate campaigns again.
+    await().atMost(WAIT).until(() -> lock.attempts.get() == 2);
+    assertThat(election.state()).isNotIn(State.RESIGNED, State.CLOSED);
+  }
+
+  @Test
+  void termThatIsOverBeforeItCouldLeadIsNeverReportedAsLeadingEvenWithoutHandlers()
+      throws Exception {
+    List<ElectionEvent> events = new CopyOnWriteArrayList<>();
+    election.addListener(events::add); // a listener only: no hooks to run
+    lock.ended = LossReason.KEY_DELETED; // the key is gone by the time the win returns
+    lock.campaignsAllowed = 1;
+    election.start();
+
+    await()
+        .atMost(WAIT)
+        .until(() -> events.stream().anyMatch(ElectionEvent.Lost.class::isInstance));
+    assertThat(events).noneMatch(ElectionEvent.Leading.class::isInstance);
+    assertThat(events)
+        .filteredOn(ElectionEvent.Lost.class::isInstance)
+        .extracting(event -> ((ElectionEvent.Lost) event).reason())
+        .containsExactly(LossReason.KEY_DELETED);
+    assertThat(election.isLeader()).isFalse();
+  }
+
+  @Test
+  void errorInsideTheTermEndsItReleasesTheGrantAndRunsTheLoseHooks() throws Exception {
+    EventLog log = leading();
+
+    lock.throwOnce.set(true); // the store fails with an Error while the term is held
+    lock.wake();
+
+    await().atMost(WAIT).until(() -> lock.released.get() == 1);
+    assertThat(election.isLeader()).isFalse();
+    assertThat(election.leadership()).isEmpty();
+    assertThat(log.hooks()).containsExactly("acquired", "lost:CLOSED");
+  }
+
+  @Test
+  void leadershipHandedToHooksTurnsInvalidWhenTheTermEnds() throws Exception {
+    EventLog log = leading();
+    Leadership term = election.leadership().orElseThrow();
+    assertThat(term.isValid()).isTrue();
+    assertThat(term.timeToDeadline()).isEqualTo(Duration.ofSeconds(10));
+
+    now.addAndGet(8 * SECOND); // inside the loss lead: believed no more
+
+    assertThat(term.isValid()).isFalse();
+    assertThat(term.timeToDeadline()).isEqualTo(Duration.ofSeconds(2));
+    await().atMost(WAIT).until(() -> log.hooks().contains("lost:RENEWAL_FAILED"));
+  }
+
+  @Test
+  void electionWithoutListenersStartsNoEventThreadAndAClosedOneNoHookThread() throws Exception {
+    assertThat(threads("conch-events-jobs")).isZero();
+    AutoCloseable listener = election.addListener(event -> {});
+    assertThat(threads("conch-events-jobs")).isOne();
+    listener.close();
+    election.close();
+    await().atMost(WAIT).until(() -> threads("conch-events-jobs") == 0);
+
+    HookRunner hooks = new HookRunner(ElectionOptions.forOffice("late"), now::get);
+    hooks.close();
+    Leadership term = new Leadership("late", 1, 1, Holder.self("late", "x", null));
+    LossReason refused =
+        hooks.acquire(new LeadershipHandler() {}, term, () -> null, new java.util.ArrayList<>());
+    assertThat(refused).isEqualTo(LossReason.CLOSED);
+    assertThat(threads("conch-hooks-late")).isZero();
+  }
+
+  private static long threads(String name) {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.isAlive() && t.getName().equals(name))
+        .count();
+  }
+
+  /** A store whose grants the test scripts: deadline on the injected clock, facts set by hand. */
+  private final class ScriptedLock implements FencedLock {
+    volatile LossReason ended;
+    volatile int campaignsAllowed = Integer.MAX_VALUE;
+    final AtomicInteger attempts = new AtomicInteger();
+    final AtomicInteger campaigns = new AtomicInteger();
+    final AtomicInteger released = new AtomicInteger();
+    final AtomicBoolean throwOnce = new AtomicBoolean();
+    private volatile Runnable changed = () -> {};
+    private final long validUntil = now.get() + 10 * SECOND;
+
+    void wake() {
+      changed.run();
+    }
+
+    @Override
+    public String office() {
+      return "jobs";
+    }
+
+    @Override
+    public synchronized Grant acquire(
+        Holder self, Consumer<Optional<Holder>> ahead, Runnable changed)
+        throws InterruptedException {
+      attempts.incrementAndGet();
+      while (campaigns.get() >= campaignsAllowed) {
+        wait(); // no more terms: the campaign waits until interrupted
+      }
+      int term = campaigns.incrementAndGet();
+      this.changed = changed;
+      Holder held = self.at(term, 1);
+      return new Grant() {
+        @Override
+        public Leadership leadership() {
+          return new Leadership("jobs", term, 1, held);
+        }
+
+        @Override
+        public long validUntil() {
+          return validUntil;
+        }
+
+        @Override
+        public Optional<LossReason> ended() {
+          if (throwOnce.compareAndSet(true, false)) {
+            throw new StackOverflowError("scripted");
+          }
+          return Optional.ofNullable(ended);
+        }
+      };
+    }
+
+    @Override
+    public void release(Grant grant) {
+      released.incrementAndGet();
+    }
+
+    @Override
+    public Optional<Holder> leader() {
+      return Optional.empty();
+    }
+
+    @Override
+    public boolean guardedPut(Grant grant, String key, String value) {
+      return false;
+    }
+  }
+}
