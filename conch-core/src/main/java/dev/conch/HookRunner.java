@@ -3,9 +3,8 @@ package dev.conch;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -14,10 +13,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the acquire and lose hooks of one election on a thread of their own, so that the election
- * loop can bound them: by the hook timeout, and an acquire hook also by the end of the term it
- * starts. A hook that does not return in time is interrupted and its thread abandoned (a daemon);
- * the next hook gets a fresh one.
+ * Runs the acquire and lose hooks of one election on a thread other than the loop's, so that the
+ * election loop can bound them: by the hook timeout, and an acquire hook also by the end of the
+ * term it starts. The threads are shared by every election ({@link SharedThreads#HOOKS}) and named
+ * after the office while they run its hook. A hook that does not return in time is interrupted and
+ * left behind; the next hook gets another thread.
  */
 final class HookRunner implements AutoCloseable {
 
@@ -28,7 +28,6 @@ final class HookRunner implements AutoCloseable {
   private final ElectionOptions options;
   private final Ticker ticker;
   private final String name;
-  private ExecutorService executor;
   private boolean closed;
 
   HookRunner(ElectionOptions options, Ticker ticker) {
@@ -147,39 +146,35 @@ final class HookRunner implements AutoCloseable {
 
   /**
    * @throws RejectedExecutionException after {@link #close()}: a hook that comes that late (a loop
-   *     that overran its stop bound) gets no new thread
+   *     that overran its stop bound) is not run
    */
   private synchronized Future<?> submit(Callable<?> hook) {
     if (closed) {
       throw new RejectedExecutionException("hooks of " + name + " are closed");
     }
-    if (executor == null) {
-      executor =
-          Executors.newSingleThreadExecutor(
-              task -> {
-                Thread thread = new Thread(task, name);
-                thread.setDaemon(true);
-                return thread;
-              });
-    }
-    return executor.submit(hook);
+    FutureTask<Object> task =
+        new FutureTask<>(
+            () -> {
+              Thread thread = Thread.currentThread();
+              String before = thread.getName();
+              thread.setName(name);
+              try {
+                return hook.call();
+              } finally {
+                thread.setName(before);
+              }
+            });
+    SharedThreads.HOOKS.execute(task);
+    return task;
   }
 
-  /** Gives up on a hook that overran: interrupts it and leaves its thread behind. */
-  private synchronized void abandon(Future<?> hook) {
+  /** Gives up on a hook that overran: interrupts it and leaves it behind. */
+  private void abandon(Future<?> hook) {
     hook.cancel(true);
-    if (executor != null) {
-      executor.shutdownNow();
-      executor = null;
-    }
   }
 
   @Override
   public synchronized void close() {
     closed = true;
-    if (executor != null) {
-      executor.shutdownNow();
-      executor = null;
-    }
   }
 }

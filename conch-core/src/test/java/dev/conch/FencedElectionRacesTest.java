@@ -3,8 +3,10 @@ package dev.conch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.conch.local.LocalOffices;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -58,6 +60,7 @@ class FencedElectionRacesTest {
     lock.ended = LossReason.KEY_DELETED; // not yet seen by the loop
     election.resign();
 
+    await().atMost(WAIT).until(() -> !log.events(ElectionEvent.Lost.class).isEmpty());
     assertThat(log.events(ElectionEvent.Lost.class))
         .extracting(ElectionEvent.Lost::reason)
         .containsExactly(LossReason.KEY_DELETED);
@@ -73,6 +76,7 @@ class FencedElectionRacesTest {
     now.addAndGet(11 * SECOND); // past the deadline; the loop has not looked yet
     election.transfer();
 
+    await().atMost(WAIT).until(() -> !log.events(ElectionEvent.Lost.class).isEmpty());
     assertThat(log.events(ElectionEvent.Lost.class))
         .extracting(ElectionEvent.Lost::reason)
         .containsExactly(LossReason.LEASE_EXPIRED);
@@ -129,21 +133,42 @@ class FencedElectionRacesTest {
   }
 
   @Test
-  void electionWithoutListenersStartsNoEventThreadAndAClosedOneNoHookThread() throws Exception {
-    assertThat(threads("conch-events-jobs")).isZero();
-    AutoCloseable listener = election.addListener(event -> {});
-    assertThat(threads("conch-events-jobs")).isOne();
-    listener.close();
-    election.close();
-    await().atMost(WAIT).until(() -> threads("conch-events-jobs") == 0);
+  void eventsOfManyElectionsShareTwoThreadsAndAClosedElectionRunsNoHook() throws Exception {
+    assertThat(threads("conch-events-jobs")).isZero(); // none started by the constructor
+    LocalOffices offices = new LocalOffices();
+    List<Election> many = new ArrayList<>();
+    List<ElectionEvent> seen = new CopyOnWriteArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      Election one = offices.election(ElectionOptions.forOffice("office-" + i));
+      one.addListener(seen::add);
+      one.start();
+      many.add(one);
+    }
+    for (Election one : many) {
+      assertThat(one.awaitLeadership(WAIT)).isTrue();
+    }
+    await()
+        .atMost(WAIT)
+        .until(() -> seen.stream().filter(ElectionEvent.Leading.class::isInstance).count() == 20);
+    assertThat(Thread.getAllStackTraces().keySet())
+        .filteredOn(t -> t.getName().startsWith("conch-events"))
+        .hasSizeLessThanOrEqualTo(2);
+    many.forEach(Election::close);
 
     HookRunner hooks = new HookRunner(ElectionOptions.forOffice("late"), now::get);
     hooks.close();
+    AtomicBoolean ran = new AtomicBoolean();
     Leadership term = new Leadership("late", 1, 1, Holder.self("late", "x", null));
-    LossReason refused =
-        hooks.acquire(new LeadershipHandler() {}, term, () -> null, new java.util.ArrayList<>());
-    assertThat(refused).isEqualTo(LossReason.CLOSED);
-    assertThat(threads("conch-hooks-late")).isZero();
+    LeadershipHandler handler =
+        new LeadershipHandler() {
+          @Override
+          public void acquired(Leadership leadership) {
+            ran.set(true);
+          }
+        };
+    assertThat(hooks.acquire(handler, term, () -> null, new ArrayList<>()))
+        .isEqualTo(LossReason.CLOSED);
+    assertThat(ran).isFalse();
   }
 
   private static long threads(String name) {

@@ -77,7 +77,11 @@ public class ConchHealthIndicator extends AbstractHealthIndicator {
       // A lease that exists but is no longer alive: renewal failed past its deadline, or etcd
       // says it is gone. Without a lease yet, the read above tells whether etcd answers.
       if (campaigning && lease != 0 && !this.session.isAlive()) {
-        builder.down().withDetail("session", "lease " + Long.toHexString(lease) + " lost");
+        builder
+            .down()
+            .withDetail(
+                "session",
+                "lease " + Long.toHexString(lease) + " lost: " + this.session.lastError());
       }
     }
     builder.withDetail("offices", offices);
