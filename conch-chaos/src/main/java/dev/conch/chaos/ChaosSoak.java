@@ -23,12 +23,17 @@ import java.util.UUID;
  *
  * <pre>
  * mvn -q -pl conch-chaos exec:java -Dexec.args="--members 3 --minutes 10"
+ * mvn -B -ntp -q -pl conch-chaos -am package -DskipTests -Dsoak -Dexec.args="--benign --minutes 10"
  * </pre>
  *
  * Arguments: {@code --members 1|3}, {@code --candidates K}, {@code --minutes M} or {@code --seconds
- * S}, {@code --ttl S}, {@code --seed N}, {@code --faults KIND,KIND}, {@code --apps N} (how many
- * candidates are sample-app instances, default 1 when its jar is built), {@code --launcher PATH}.
- * Exits 0 when every check holds.
+ * S}, {@code --ttl S}, {@code --kill-after-ms N}, {@code --seed N}, {@code --faults KIND,KIND},
+ * {@code --apps N} (how many candidates are sample-app instances, default 1 when its jar is built),
+ * {@code --launcher PATH}; {@code --benign} for the steadiness soak: three members by default, only
+ * benign faults (a member stalled for {@code --stall-ms N}, 1500 by default; the raft leader killed
+ * and restarted), and supervisors with their own defaults unless {@code --ttl} or {@code
+ * --kill-after-ms} is given. Exits 0 when every check holds, 1 when a safety check failed, 2 when a
+ * soak of benign faults only was safe but lost a term.
  */
 public final class ChaosSoak {
 
@@ -277,6 +282,15 @@ public final class ChaosSoak {
     Thread.sleep(duration.toMillis()); // the soak's own pacing, not a wait for a state
   }
 
+  private static Fault fault(String name) {
+    try {
+      return Fault.valueOf(name.trim().toUpperCase(java.util.Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "unknown fault '" + name + "'; known: " + java.util.Arrays.toString(Fault.values()), e);
+    }
+  }
+
   static SoakOptions parse(String[] args) {
     Integer members = null;
     int candidates = 3;
@@ -310,10 +324,16 @@ public final class ChaosSoak {
         case "--faults" -> {
           faults = java.util.EnumSet.noneOf(Fault.class);
           for (String name : value.split(",")) {
-            faults.add(Fault.valueOf(name.trim().toUpperCase(java.util.Locale.ROOT)));
+            faults.add(fault(name));
           }
         }
-        default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+        default ->
+            throw new IllegalArgumentException(
+                "unknown argument "
+                    + args[i]
+                    + "; accepted: --members 1|3, --candidates K, --apps N, --minutes M,"
+                    + " --seconds S, --ttl S, --kill-after-ms N, --seed N, --faults KIND,...,"
+                    + " --benign, --stall-ms N, --launcher PATH");
       }
       i++;
     }
