@@ -32,54 +32,64 @@ final class Candidate implements AutoCloseable {
   private final String runId;
   private Process process;
   private int starts;
+  private final long[] forwardedMarks;
 
   Candidate(int index, EtcdCluster cluster, SoakOptions options, Path dir, String runId) {
     this.index = index;
     this.dir = dir;
     this.runId = runId;
     cluster.members().forEach(m -> proxies.add(TcpProxy.start("127.0.0.1", m.clientPort())));
+    this.forwardedMarks = new long[proxies.size()];
     String endpoints = String.join(",", proxies.stream().map(TcpProxy::endpoint).toList());
     this.command = index < options.apps() ? sampleApp(options, endpoints) : cli(options, endpoints);
   }
 
-  /** The supervisor as {@code conch elect --restart}. */
+  /**
+   * The supervisor as {@code conch elect --restart}; with {@link SoakOptions#specDefaults()} it is
+   * given nothing but the endpoints, as a new user would run it.
+   */
   private static List<String> cli(SoakOptions options, String endpoints) {
-    return List.of(
-        options.launcher().toString(),
-        "elect",
-        "chaos",
-        "--endpoints",
-        endpoints,
-        "--ttl",
-        options.ttl().toSeconds() + "s",
-        "--kill-after",
-        options.killAfter().toMillis() + "ms",
-        "--restart",
-        "--",
-        "sh",
-        "-c",
-        CHILD);
+    List<String> command =
+        new ArrayList<>(
+            List.of(options.launcher().toString(), "elect", "chaos", "--endpoints", endpoints));
+    if (!options.specDefaults()) {
+      command.addAll(
+          List.of(
+              "--ttl",
+              options.ttl().toSeconds() + "s",
+              "--kill-after",
+              options.killAfter().toMillis() + "ms"));
+    }
+    command.addAll(List.of("--restart", "--", "sh", "-c", CHILD));
+    return command;
   }
 
   /** The supervisor as the sample app with the Spring {@code ExternalCommandRunner} bean. */
   private static List<String> sampleApp(SoakOptions options, String endpoints) {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    return List.of(
-        java,
-        "-XX:TieredStopAtLevel=1",
-        "-XX:+UseSerialGC",
-        "-jar",
-        options.sampleApp().toString(),
-        "--server.port=0",
-        "--conch.office=chaos",
-        "--conch.etcd.endpoints=" + endpoints,
-        "--conch.etcd.timeout=1s",
-        "--conch.ttl=" + options.ttl().toSeconds() + "s",
-        "--conch.runner.command[0]=sh",
-        "--conch.runner.command[1]=-c",
-        "--conch.runner.command[2]=" + CHILD,
-        "--conch.runner.restart=true",
-        "--conch.runner.kill-after=" + options.killAfter().toMillis() + "ms");
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                java,
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
+                "-jar",
+                options.sampleApp().toString(),
+                "--server.port=0",
+                "--conch.office=chaos",
+                "--conch.etcd.endpoints=" + endpoints,
+                "--conch.runner.command[0]=sh",
+                "--conch.runner.command[1]=-c",
+                "--conch.runner.command[2]=" + CHILD,
+                "--conch.runner.restart=true"));
+    if (!options.specDefaults()) {
+      command.addAll(
+          List.of(
+              "--conch.etcd.timeout=1s",
+              "--conch.ttl=" + options.ttl().toSeconds() + "s",
+              "--conch.runner.kill-after=" + options.killAfter().toMillis() + "ms"));
+    }
+    return command;
   }
 
   /** Starts (or starts again) the supervisor process. */
@@ -120,6 +130,26 @@ final class Candidate implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /**
+   * The index of the member whose proxy forwarded the most bytes for this supervisor since the
+   * previous call (or since it was made): the member it talks to most, e.g. the one carrying its
+   * watch streams.
+   */
+  synchronized int busiestMember() {
+    int busiest = 0;
+    long most = -1;
+    for (int i = 0; i < proxies.size(); i++) {
+      long total = proxies.get(i).bytesForwarded();
+      long delta = total - forwardedMarks[i];
+      forwardedMarks[i] = total;
+      if (delta > most) {
+        most = delta;
+        busiest = i;
+      }
+    }
+    return busiest;
   }
 
   void cutOff() {

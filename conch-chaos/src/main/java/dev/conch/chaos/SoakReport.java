@@ -2,17 +2,24 @@ package dev.conch.chaos;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
  * What a soak found: the life of every supervised command (from the files it wrote), the faults,
- * and the checks of issue 8 over them: overlaps, token order, orphans, recovery time, availability.
+ * and the checks of issue 8 over them: overlaps, token order, orphans, recovery time, availability;
+ * and those of issue 11: terms per hour and needless losses (a term that ended while no disruptive
+ * fault was under way).
  */
 final class SoakReport {
 
@@ -22,9 +29,22 @@ final class SoakReport {
   /** One injected fault, from its start to the moment it was healed (epoch nanoseconds). */
   record FaultRecord(SoakOptions.Fault kind, String target, int candidate, long start, long heal) {}
 
+  /** A term that ended before the soak did, and the fault that began last before it ended. */
+  record Loss(Interval term, FaultRecord after, String reason) {}
+
+  /** A supervisor's log line reporting a loss: the reason in parentheses. */
+  private static final Pattern LOST = Pattern.compile("leadership lost \\(([A-Z_]+)\\)");
+
+  /**
+   * A term whose last beat is this close to the end of the run was stopped by the soak's own
+   * shutdown (its command beats every 50 ms; the slack covers a loaded machine).
+   */
+  private static final long END_SLACK = 1_000_000_000L;
+
   /** Two commands alive at once; {@code frozen} when the earlier one's supervisor was stopped. */
   record Overlap(Interval earlier, Interval later, long nanos, boolean frozen) {}
 
+  private final Path dir;
   final List<Interval> intervals;
   final List<FaultRecord> faults;
   final List<Overlap> overlaps = new ArrayList<>();
@@ -33,17 +53,32 @@ final class SoakReport {
   final long runStart;
   final long runEnd;
   final Duration ttl;
+  final boolean onlyBenign;
+  final List<Loss> losses = new ArrayList<>();
   boolean tokensIncrease = true;
   double availability;
 
   SoakReport(
       Path dir, List<FaultRecord> faults, int orphans, long runStart, long runEnd, Duration ttl) {
+    this(dir, faults, orphans, runStart, runEnd, ttl, false);
+  }
+
+  SoakReport(
+      Path dir,
+      List<FaultRecord> faults,
+      int orphans,
+      long runStart,
+      long runEnd,
+      Duration ttl,
+      boolean onlyBenign) {
+    this.dir = dir;
     this.intervals = readIntervals(dir);
     this.faults = faults;
     this.orphans = orphans;
     this.runStart = runStart;
     this.runEnd = runEnd;
     this.ttl = ttl;
+    this.onlyBenign = onlyBenign;
     analyse();
   }
 
@@ -65,6 +100,95 @@ final class SoakReport {
       recoveries.add(recovery(fault.heal()));
     }
     availability = covered() / (double) (runEnd - runStart);
+    for (Interval term : intervals) {
+      if (term.end() < runEnd - END_SLACK) {
+        losses.add(new Loss(term, lastFaultBefore(term.end()), lossReason(term)));
+      }
+    }
+  }
+
+  /**
+   * The reason the term's supervisor logged for the loss (the first "leadership lost (REASON)" line
+   * stamped from 2 s before the command's last beat to 15 s after), or "no reason logged".
+   */
+  private String lossReason(Interval term) {
+    Path log = dir.resolve("supervisor-" + term.candidate() + ".log");
+    long from = term.end() - 2_000_000_000L;
+    long to = term.end() + 15_000_000_000L;
+    try (Stream<String> lines = Files.lines(log, StandardCharsets.UTF_8)) {
+      return lines
+          .filter(line -> line.contains("leadership lost ("))
+          .filter(
+              line -> {
+                long at = stamp(line);
+                return at >= from && at <= to;
+              })
+          .map(LOST::matcher)
+          .filter(Matcher::find)
+          .map(m -> m.group(1))
+          .findFirst()
+          .orElse("no reason logged");
+    } catch (IOException | UncheckedIOException e) {
+      return "no reason logged";
+    }
+  }
+
+  /** The ISO-8601 instant a log line starts with, in epoch nanoseconds, or -1. */
+  private static long stamp(String line) {
+    int space = line.indexOf(' ');
+    try {
+      Instant at = Instant.parse(space > 0 ? line.substring(0, space) : line);
+      return at.getEpochSecond() * 1_000_000_000L + at.getNano();
+    } catch (DateTimeParseException e) {
+      return -1;
+    }
+  }
+
+  private FaultRecord lastFaultBefore(long time) {
+    FaultRecord last = null;
+    for (FaultRecord fault : faults) {
+      if (fault.start() <= time && (last == null || fault.start() > last.start())) {
+        last = fault;
+      }
+    }
+    return last;
+  }
+
+  /**
+   * Whether a loss at {@code time} is explained by a disruptive fault: one under way then, or
+   * healed less than TTL + 2 s before (a lease that was lost must expire, a successor must win).
+   */
+  private boolean disrupted(long time) {
+    long after = ttl.plusSeconds(2).toNanos();
+    return faults.stream()
+        .anyMatch(f -> !f.kind().benign() && f.start() <= time && time <= f.heal() + after);
+  }
+
+  /**
+   * Terms that ended while no supervisor was killed, frozen or cut off and etcd kept a quorum: a
+   * leader that should have kept its command running. Under benign faults, every loss.
+   */
+  List<Loss> needlessLosses() {
+    return losses.stream().filter(l -> !disrupted(l.term().end())).toList();
+  }
+
+  /** Distinct tokens (terms) whose command started during the run, after the soak began. */
+  long termsStartedInRun() {
+    return intervals.stream()
+        .filter(i -> i.start() >= runStart && i.start() <= runEnd)
+        .mapToLong(Interval::token)
+        .distinct()
+        .count();
+  }
+
+  /** New terms per hour of the run. */
+  double termsPerHour() {
+    return termsStartedInRun() * 3_600e9 / (runEnd - runStart);
+  }
+
+  /** Whether every safety check holds: no unexplained or unfenced overlap, token order, orphans. */
+  boolean safe() {
+    return unexplainedOverlaps() == 0 && frozenOverlapsFenced() && tokensIncrease && orphans == 0;
   }
 
   /** Whether the earlier command's supervisor was frozen when the later one started. */
@@ -149,7 +273,7 @@ final class SoakReport {
         times.sort(null);
         out.append(
             String.format(
-                "  %-18s %3d   time to a leader after it ended: p50 %5.0f ms, max %5.0f ms%n",
+                "  %-19s %3d   time to a leader after it ended: p50 %5.0f ms, max %5.0f ms%n",
                 kind,
                 times.size(),
                 times.get(times.size() / 2) / 1e6,
@@ -177,7 +301,51 @@ final class SoakReport {
             "time to a leader after a fault ends: p50 %.0f ms, max %.0f ms (ttl %d s)%n",
             p50Recovery() / 1e6, maxRecovery() / 1e6, ttl.toSeconds()));
     out.append(String.format("availability: %.1f%%%n", availability * 100));
+    long before = intervals.stream().filter(i -> i.start() < runStart).count();
+    out.append(
+        String.format(
+            "terms: %d started during the run (%d before the first fault)%n",
+            termsStartedInRun(), before));
+    out.append(
+        String.format(
+            "terms per hour%s: %.1f%n", onlyBenign ? " under benign faults" : "", termsPerHour()));
+    List<Loss> needless = needlessLosses();
+    out.append(
+        String.format(
+            "needless losses: %d of %d losses%s%n",
+            needless.size(),
+            losses.size(),
+            onlyBenign ? " (every loss under benign faults is needless; steady means 0)" : ""));
+    for (Loss loss : needless) {
+      FaultRecord fault = loss.after();
+      out.append(
+          String.format(
+              "  token %d (candidate %d, a %.1f s term) ended %s (%s), %s%n",
+              loss.term().token(),
+              loss.term().candidate(),
+              (loss.term().end() - loss.term().start()) / 1e9,
+              clock(loss.term().end()),
+              loss.reason(),
+              fault == null
+                  ? "before any fault"
+                  : String.format(
+                      "%.0f ms after %s %s began (%s)",
+                      (loss.term().end() - fault.start()) / 1e6,
+                      fault.kind(),
+                      fault.target(),
+                      loss.term().end() <= fault.heal()
+                          ? "still under way"
+                          : String.format(
+                              "healed %.0f ms before", (loss.term().end() - fault.heal()) / 1e6))));
+    }
     return out.toString();
+  }
+
+  /** Time of day (UTC) of an epoch-nanosecond instant, as the soak's fault log prints it. */
+  static String clock(long epochNanos) {
+    return java.time.LocalTime.ofNanoOfDay(Math.floorMod(epochNanos, 86_400_000_000_000L))
+        .truncatedTo(java.time.temporal.ChronoUnit.MILLIS)
+        .toString();
   }
 
   private static List<Interval> readIntervals(Path dir) {

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A TCP proxy on a free loopback port that forwards to one target and can cut its clients off, to
@@ -38,6 +39,7 @@ public final class TcpProxy implements AutoCloseable {
   private final Set<Link> links = ConcurrentHashMap.newKeySet();
   private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
   private final AtomicInteger linkCount = new AtomicInteger();
+  private final AtomicLong forwarded = new AtomicLong();
 
   // Guarded by "this"; pumps wait on "this" while black-holed.
   private boolean blackholed;
@@ -83,6 +85,14 @@ public final class TcpProxy implements AutoCloseable {
   public synchronized void restore() {
     blackholed = false;
     notifyAll();
+  }
+
+  /**
+   * Bytes forwarded so far, both directions and every connection together: which of several proxies
+   * a client uses most, from the difference of two readings.
+   */
+  public long bytesForwarded() {
+    return forwarded.get();
   }
 
   /** Whether the proxy is black-holed. */
@@ -245,6 +255,7 @@ public final class TcpProxy implements AutoCloseable {
           }
           out.write(buffer, 0, n);
           out.flush();
+          forwarded.addAndGet(n);
         }
       } catch (IOException e) {
         close(false);

@@ -5,6 +5,7 @@ import static dev.conch.test.Commands.put;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,6 +14,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -92,6 +94,20 @@ class TcpProxyTest {
         assertThat(readExactly(client.getInputStream(), 4)).isEqualTo("held");
         assertThat(echo.accepted()).isEqualTo(1);
       }
+    }
+  }
+
+  @Test
+  void countsTheBytesItForwardsInBothDirections() throws IOException {
+    try (TcpProxy proxy = TcpProxy.start("127.0.0.1", echo.port());
+        Socket client = new Socket(InetAddress.getLoopbackAddress(), proxy.port())) {
+      assertThat(proxy.bytesForwarded()).isZero();
+      client.setSoTimeout(5_000);
+      client.getOutputStream().write("ping".getBytes(UTF_8));
+      assertThat(readExactly(client.getInputStream(), 4)).isEqualTo("ping");
+
+      // The reply is counted just after it is written to the client, so wait for the count.
+      await().atMost(Duration.ofSeconds(5)).until(proxy::bytesForwarded, n -> n == 8);
     }
   }
 

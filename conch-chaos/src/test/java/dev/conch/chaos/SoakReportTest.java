@@ -1,0 +1,86 @@
+package dev.conch.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.conch.chaos.SoakOptions.Fault;
+import dev.conch.chaos.SoakReport.FaultRecord;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The report's steadiness figures, from files as the supervised commands write them. */
+class SoakReportTest {
+
+  private static final long S = 1_000_000_000L;
+  private static final long T0 = 1_800_000_000L * S;
+
+  @TempDir Path dir;
+
+  @Test
+  void underBenignFaultsEveryTermThatEndedBeforeTheRunIsANeedlessLoss() throws IOException {
+    term(1, 10, -5, 20); // began before the run, lost 20 s in
+    term(2, 12, 21, 3_600); // still running when the soak stopped it
+    log(1, "2027-01-15T08:00:20.400Z conch WARN office chaos: leadership lost (RENEWAL_FAILED)");
+    List<FaultRecord> faults =
+        List.of(
+            new FaultRecord(Fault.STALL_RAFT_LEADER, "conch-0 (raft leader)", -1, at(19), at(20)));
+
+    SoakReport report =
+        new SoakReport(dir, faults, 0, at(0), at(3_600), Duration.ofSeconds(10), true);
+
+    assertThat(report.termsStartedInRun()).isEqualTo(1);
+    assertThat(report.termsPerHour()).isEqualTo(1.0);
+    assertThat(report.needlessLosses()).hasSize(1);
+    SoakReport.Loss loss = report.needlessLosses().get(0);
+    assertThat(loss.term().token()).isEqualTo(10);
+    assertThat(loss.after().kind()).isEqualTo(Fault.STALL_RAFT_LEADER);
+    assertThat(loss.reason()).isEqualTo("RENEWAL_FAILED");
+    assertThat(report.safe()).isTrue();
+    assertThat(report.render())
+        .contains("terms per hour under benign faults: 1.0")
+        .contains("needless losses: 1 of 1 losses")
+        .contains("token 10 (candidate 1, a 25.0 s term) ended")
+        .contains("(RENEWAL_FAILED), 1000 ms after STALL_RAFT_LEADER conch-0 (raft leader)");
+  }
+
+  @Test
+  void aLossDuringOrSoonAfterADisruptiveFaultIsNotNeedless() throws IOException {
+    term(0, 10, -5, 20); // its supervisor was killed
+    term(1, 12, 21, 40); // lost 40 s in, 13 s after the partition healed: ttl 3 + 2 s is over
+    term(2, 15, 41, 3_600);
+    List<FaultRecord> faults =
+        List.of(
+            new FaultRecord(Fault.KILL_SUPERVISOR, "supervisor 0", 0, at(20), at(20)),
+            new FaultRecord(Fault.PARTITION, "supervisor 2", 2, at(22), at(27)));
+
+    SoakReport report =
+        new SoakReport(dir, faults, 0, at(0), at(3_600), Duration.ofSeconds(3), false);
+
+    assertThat(report.losses).hasSize(2);
+    assertThat(report.needlessLosses())
+        .extracting(l -> l.term().token(), SoakReport.Loss::reason)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(12L, "no reason logged"));
+    assertThat(report.render()).contains("terms per hour: 2.0");
+  }
+
+  private static long at(long seconds) {
+    return T0 + seconds * S;
+  }
+
+  /** A command's files: {@code <candidate> <token> <start> <pid>} and its last beat. */
+  private void term(int candidate, long token, long start, long end) throws IOException {
+    String name = "child-" + token + "-" + (1000 + token);
+    Files.writeString(
+        dir.resolve(name + ".start"),
+        candidate + " " + token + " " + at(start) + " " + (1000 + token) + "\n");
+    Files.writeString(dir.resolve(name + ".beat"), at(end) + "\n");
+  }
+
+  private void log(int candidate, String line) throws IOException {
+    Files.writeString(dir.resolve("supervisor-" + candidate + ".log"), line + "\n");
+  }
+}
