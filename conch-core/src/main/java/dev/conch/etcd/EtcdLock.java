@@ -24,6 +24,7 @@ import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -49,6 +50,15 @@ final class EtcdLock implements FencedLock {
   private final String election;
   private final ByteSequence keyPrefix;
 
+  /** The first candidate of an election: the leader. */
+  private static final GetOption FIRST =
+      GetOption.builder()
+          .isPrefix(true)
+          .withSortField(GetOption.SortTarget.CREATE)
+          .withSortOrder(GetOption.SortOrder.ASCEND)
+          .withLimit(1)
+          .build();
+
   EtcdLock(EtcdSession session, String office) {
     this.session = session;
     this.office = office;
@@ -69,26 +79,12 @@ final class EtcdLock implements FencedLock {
     ByteSequence value = bytes(self.at(0, lease.id).toValueJson());
     long rev = 0;
     try {
-      rev = put(key, value, lease);
-      waitForPredecessors(rev, lease, ahead);
-      Holder won = self.since(session.options().clock().instant()).at(rev, lease.id);
-      // The win is believed only if our key is still the one we created: etcd's own recipe can
-      // report a win after its lease expired (etcd#19597).
-      long confirmSentAt = session.ticker().nanoTime();
-      TxnResponse confirm =
-          await(
-              kv().txn()
-                  .If(createdAt(key, rev))
-                  .Then(Op.put(key, bytes(won.toValueJson()), leased(lease)))
-                  .commit(),
-              session.timeout(),
-              "confirming the win of office '" + office + "'");
-      if (!confirm.isSucceeded()) {
-        throw new ConchException(
-            "office '" + office + "': own key vanished before the win was confirmed");
-      }
-      return new EtcdGrant(
-          key, won, lease, changed, confirmSentAt, confirm.getHeader().getRevision());
+      Read placed = put(key, value, lease);
+      rev = placed.rev;
+      Read won = placed.first ? placed : waitForPredecessors(key, rev, lease, ahead);
+      Holder holder = self.since(session.options().clock().instant()).at(rev, lease.id);
+      writeSince(key, holder, lease);
+      return new EtcdGrant(key, holder, lease, changed, won.sentAt, won.revision);
     } catch (InterruptedException | RuntimeException e) {
       // No ghost candidate (etcd#21128): the key goes now, or as soon as etcd answers. Before its
       // revision is known (the put timed out but may still be applied), match it by value.
@@ -114,25 +110,39 @@ final class EtcdLock implements FencedLock {
   }
 
   /**
-   * Writes the candidate's key and returns its create revision. A key of this lease that exists
-   * already (an earlier term, or an attempt whose answer was lost) is never adopted: its release
-   * may still be pending, and a new term needs a new token. It is deleted, and the key written
-   * anew.
+   * A read that placed or confirmed the candidate's key.
+   *
+   * @param rev the key's create revision
+   * @param first whether no candidate was ahead of it
+   * @param sentAt the {@link dev.conch.Ticker} time the request was sent
+   * @param revision the revision etcd answered at
    */
-  private long put(ByteSequence key, ByteSequence value, LeaseKeeper.Lease lease)
+  private record Read(long rev, boolean first, long sentAt, long revision) {}
+
+  /**
+   * Writes the candidate's key and, in the same transaction, reads the first key of the election:
+   * an uncontested campaign is won in one request. A key of this lease that exists already (an
+   * earlier term, or an attempt whose answer was lost) is never adopted: its release may still be
+   * pending, and a new term needs a new token. It is deleted, and the key written anew.
+   */
+  private Read put(ByteSequence key, ByteSequence value, LeaseKeeper.Lease lease)
       throws InterruptedException {
     for (int attempt = 0; attempt < 2; attempt++) {
+      long sentAt = session.ticker().nanoTime();
       TxnResponse put =
           await(
               kv().txn()
                   .If(createdAt(key, 0))
-                  .Then(Op.put(key, value, leased(lease)))
+                  .Then(Op.put(key, value, leased(lease)), Op.get(keyPrefix, FIRST))
                   .Else(Op.get(key, GetOption.DEFAULT))
                   .commit(),
               session.timeout(),
               "campaign for office '" + office + "'");
       if (put.isSucceeded()) {
-        return put.getHeader().getRevision();
+        long rev = put.getHeader().getRevision();
+        List<KeyValue> first = put.getGetResponses().get(0).getKvs();
+        boolean alone = !first.isEmpty() && first.get(0).getCreateRevision() == rev;
+        return new Read(rev, alone, sentAt, rev);
       }
       long stale = put.getGetResponses().get(0).getKvs().get(0).getCreateRevision();
       await(
@@ -143,37 +153,71 @@ final class EtcdLock implements FencedLock {
     throw new ConchException("office '" + office + "': could not write a fresh candidate key");
   }
 
-  private void waitForPredecessors(
-      long rev, LeaseKeeper.Lease lease, Consumer<Optional<Holder>> ahead)
+  /**
+   * Waits until no candidate is ahead. Each look is one linearizable transaction that confirms the
+   * candidate's own key (etcd's recipe can report a win after its lease expired, etcd#19597) and
+   * reads the key just ahead of it: after the predecessor's deletion, winning costs one watch event
+   * and one request, as in {@code etcdctl elect}.
+   */
+  private Read waitForPredecessors(
+      ByteSequence key, long rev, LeaseKeeper.Lease lease, Consumer<Optional<Holder>> ahead)
       throws InterruptedException {
     long seen = -1;
+    GetOption justAhead =
+        GetOption.builder()
+            .isPrefix(true)
+            .withSortField(GetOption.SortTarget.CREATE)
+            .withSortOrder(GetOption.SortOrder.DESCEND)
+            .withMaxCreateRevision(rev - 1)
+            .withLimit(1)
+            .build();
     while (true) {
       requireAlive(lease);
-      GetResponse before =
+      long sentAt = session.ticker().nanoTime();
+      TxnResponse look =
           await(
-              kv().get(
-                      keyPrefix,
-                      GetOption.builder()
-                          .isPrefix(true)
-                          .withSortField(GetOption.SortTarget.CREATE)
-                          .withSortOrder(GetOption.SortOrder.DESCEND)
-                          .withMaxCreateRevision(rev - 1)
-                          .withLimit(1)
-                          .build()),
+              kv().txn().If(createdAt(key, rev)).Then(Op.get(keyPrefix, justAhead)).commit(),
               session.timeout(),
               "reading the candidates of office '" + office + "'");
-      if (before.getKvs().isEmpty()) {
-        return;
+      if (!look.isSucceeded()) {
+        throw new ConchException("office '" + office + "': own key vanished while campaigning");
       }
-      KeyValue predecessor = before.getKvs().get(0);
+      List<KeyValue> before = look.getGetResponses().get(0).getKvs();
+      long revision = look.getHeader().getRevision();
+      if (before.isEmpty()) {
+        return new Read(rev, true, sentAt, revision);
+      }
+      KeyValue predecessor = before.get(0);
       if (predecessor.getCreateRevision() != seen) {
         seen = predecessor.getCreateRevision();
         ahead.accept(leader());
       }
-      if (awaitDeletion(predecessor.getKey(), before.getHeader().getRevision() + 1, lease)) {
+      if (awaitDeletion(predecessor.getKey(), revision + 1, lease)) {
         session.countWakeup();
       }
     }
+  }
+
+  /**
+   * Writes the time of the win into the holder value, without waiting: it is for people reading who
+   * leads, not for the election, and must not delay the start of the term. Fenced by the key's
+   * create revision, so it never touches a later key.
+   */
+  private void writeSince(ByteSequence key, Holder won, LeaseKeeper.Lease lease) {
+    kv().txn()
+        .If(createdAt(key, won.rev()))
+        .Then(Op.put(key, bytes(won.toValueJson()), leased(lease)))
+        .commit()
+        .orTimeout(session.timeout().toMillis(), TimeUnit.MILLISECONDS)
+        .whenComplete(
+            (response, error) -> {
+              if (error != null) {
+                log.debug(
+                    "office '{}': could not write the time of the win: {}",
+                    office,
+                    error.toString());
+              }
+            });
   }
 
   /**
@@ -253,14 +297,7 @@ final class EtcdLock implements FencedLock {
   public Optional<Holder> leader() {
     GetResponse first =
         awaitUninterruptibly(
-            kv().get(
-                    keyPrefix,
-                    GetOption.builder()
-                        .isPrefix(true)
-                        .withSortField(GetOption.SortTarget.CREATE)
-                        .withSortOrder(GetOption.SortOrder.ASCEND)
-                        .withLimit(1)
-                        .build()),
+            kv().get(keyPrefix, FIRST),
             session.timeout(),
             "reading the leader of office '" + office + "'");
     return first.getKvs().stream()
