@@ -12,7 +12,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -99,6 +101,8 @@ final class ProcessGroup {
     watchdog.ifPresent(w -> w.watch(process.pid()));
     ProcessGroup group = new ProcessGroup(name, process, setsid.isPresent(), killAfter, watchdog);
     ProcessGroups.register(group);
+    // The command runs: now there is time to ready the watchdog of the next one.
+    watchdog.ifPresent(w -> Watchdog.prepare());
     return group;
   }
 
@@ -128,6 +132,24 @@ final class ProcessGroup {
   }
 
   /**
+   * Waits up to {@code nanos} for the group to change: woken at once when the command itself exits
+   * (usually the whole group), else after the poll interval. An interrupt is kept set.
+   */
+  private void pause(long nanos) {
+    if (!process.isAlive()) {
+      LockSupport.parkNanos(nanos);
+      return;
+    }
+    try {
+      process.onExit().get(nanos, TimeUnit.NANOSECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      // still running, or gone: the caller looks at the group again
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
    * Stops the group: SIGTERM to every member, SIGKILL to whatever still runs after {@code
    * killAfter} (at once when it is zero), then waits until nothing runs, at most {@link
    * #KILL_WAIT}. An interrupt does not cut the stop short: it skips the rest of the SIGTERM grace
@@ -152,7 +174,7 @@ final class ProcessGroup {
                 Durations.format(killAfter));
             break;
           }
-          LockSupport.parkNanos(Math.min(left, POLL_NANOS));
+          pause(Math.min(left, POLL_NANOS));
           if (Thread.interrupted()) {
             interrupted = true;
             break;
@@ -165,7 +187,7 @@ final class ProcessGroup {
       signalAll("KILL");
       long deadline = System.nanoTime() + KILL_WAIT.toNanos();
       while (!isEmpty() && deadline - System.nanoTime() > 0) {
-        LockSupport.parkNanos(POLL_NANOS);
+        pause(POLL_NANOS);
         interrupted |= Thread.interrupted();
       }
       Set<Long> left = running();

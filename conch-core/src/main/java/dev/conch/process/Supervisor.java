@@ -55,6 +55,7 @@ final class Supervisor {
       thread.setDaemon(true);
       // Also the last resort of a JVM that exits without stopping the runner.
       ProcessGroups.registerStopper(stopper);
+      Watchdog.retain();
       thread.start();
     }
   }
@@ -106,6 +107,7 @@ final class Supervisor {
       // Nothing may outlive the runner, even a command whose lose hook never ran.
       term.endCurrent(LossReason.CLOSED);
       ProcessGroups.unregisterStopper(stopper);
+      Watchdog.release();
       completion.publish(ExitCodes.LOST);
     }
   }

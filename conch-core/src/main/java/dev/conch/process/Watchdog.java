@@ -30,6 +30,11 @@ final class Watchdog {
           + " kill -s TERM -- -\"$pgid\" 2>/dev/null; sleep 0.5;"
           + " kill -s KILL -- -\"$pgid\" 2>/dev/null; exit 0";
 
+  // Guarded by Watchdog.class: one watchdog started ahead of need while runners run, so that
+  // starting a command does not wait for a shell to start as well.
+  private static Process spare;
+  private static int runners;
+
   private final Process process;
   private boolean disarmed;
 
@@ -37,25 +42,80 @@ final class Watchdog {
     this.process = process;
   }
 
-  /** Starts a watchdog, not yet watching any group; empty (and logged) when it cannot start. */
+  /**
+   * A watchdog, not yet watching any group: the spare one started ahead of need if it is still
+   * there, else a new one; a new spare is started in the background. Empty (and logged) when none
+   * can start.
+   */
   static Optional<Watchdog> start() {
+    Process ready;
+    synchronized (Watchdog.class) {
+      ready = spare;
+      spare = null;
+    }
+    if (ready == null || !ready.isAlive()) {
+      try {
+        ready = spawn();
+      } catch (IOException e) {
+        log.warn(
+            "could not start a watchdog; a command may outlive a JVM that is killed: {}",
+            e.toString());
+        return Optional.empty();
+      }
+    }
+    return Optional.of(new Watchdog(ready));
+  }
+
+  /**
+   * A runner starts: from now on a spare watchdog is kept ready, so that its commands start without
+   * waiting for a shell. An idle spare exits by itself when this JVM dies (its pipe closes before
+   * it read a group).
+   */
+  static void retain() {
+    synchronized (Watchdog.class) {
+      runners++;
+    }
+    prepare();
+  }
+
+  /** A runner ended: the last one takes the spare watchdog along. */
+  static void release() {
+    Process idle = null;
+    synchronized (Watchdog.class) {
+      runners = Math.max(0, runners - 1);
+      if (runners == 0) {
+        idle = spare;
+        spare = null;
+      }
+    }
+    if (idle != null) {
+      idle.destroy(); // it watches nothing yet: nothing else to stop
+    }
+  }
+
+  /** Starts the spare watchdog if runners run and there is none (after a command started). */
+  static void prepare() {
+    synchronized (Watchdog.class) {
+      if (runners == 0 || (spare != null && spare.isAlive())) {
+        return;
+      }
+      try {
+        spare = spawn();
+      } catch (IOException e) {
+        log.debug("could not start a spare watchdog: {}", e.toString());
+      }
+    }
+  }
+
+  private static Process spawn() throws IOException {
     List<String> command = new ArrayList<>();
     ProcessGroups.setsid().ifPresent(setsid -> command.add(setsid.toString()));
     command.addAll(List.of("/bin/sh", "-c", SCRIPT, "conch-watchdog"));
-    try {
-      Process process =
-          new ProcessBuilder(command)
-              .redirectInput(Redirect.PIPE)
-              .redirectOutput(Redirect.DISCARD)
-              .redirectError(Redirect.DISCARD)
-              .start();
-      return Optional.of(new Watchdog(process));
-    } catch (IOException e) {
-      log.warn(
-          "could not start a watchdog; a command may outlive a JVM that is killed: {}",
-          e.toString());
-      return Optional.empty();
-    }
+    return new ProcessBuilder(command)
+        .redirectInput(Redirect.PIPE)
+        .redirectOutput(Redirect.DISCARD)
+        .redirectError(Redirect.DISCARD)
+        .start();
   }
 
   /** Tells the watchdog which group to kill should this JVM die. */

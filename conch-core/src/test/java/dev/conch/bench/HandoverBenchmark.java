@@ -10,6 +10,7 @@ import dev.conch.etcd.EtcdClients;
 import dev.conch.etcd.EtcdSession;
 import dev.conch.etcd.SessionOptions;
 import dev.conch.test.EtcdCluster;
+import dev.conch.test.Etcdctl;
 import dev.conch.test.TcpProxy;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
@@ -39,12 +40,59 @@ public final class HandoverBenchmark {
   public static void main(String[] args) throws Exception {
     int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 50;
     try (EtcdCluster cluster = EtcdCluster.start(1)) {
+      etcdctl(cluster, rounds);
       graceful(cluster, rounds);
       for (int ttl : new int[] {2, 5, 10}) {
         cutOff(cluster, ttl, Math.max(3, rounds / 10));
       }
     }
     System.exit(0);
+  }
+
+  /**
+   * The peer, in the same run: {@code etcdctl elect} hand-over, from the holder's SIGINT (it
+   * resigns) to the moment the waiting one prints that it leads.
+   */
+  private static void etcdctl(EtcdCluster cluster, int rounds) throws Exception {
+    List<Long> nanos = new ArrayList<>();
+    String name = "/bench/etcdctl-elect";
+    Etcdctl.Background holder = Etcdctl.start(cluster.endpoints(), "elect", name, "p0");
+    holder.awaitLine(line -> line.equals("p0"), Duration.ofSeconds(30));
+    for (int i = 0; i < rounds + 5; i++) {
+      String next = "p" + (i + 1);
+      Etcdctl.Background waiting = Etcdctl.start(cluster.endpoints(), "elect", name, next);
+      // Queued once its key exists: two candidates under the election name.
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (Etcdctl.run(
+                  cluster.endpoints(),
+                  Duration.ofSeconds(10),
+                  "get",
+                  "--prefix",
+                  "--keys-only",
+                  name + "/")
+              .stdout()
+              .lines()
+              .filter(line -> !line.isBlank())
+              .count()
+          < 2) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("etcdctl elect did not queue");
+        }
+      }
+      long start = System.nanoTime();
+      holder.interrupt();
+      waiting.awaitLine(line -> line.equals(next), Duration.ofSeconds(30));
+      long led = System.nanoTime();
+      if (i >= 5) {
+        nanos.add(led - start);
+      }
+      holder.awaitExit(Duration.ofSeconds(10));
+      holder.close();
+      holder = waiting;
+    }
+    holder.interrupt();
+    holder.close();
+    report("etcdctl elect hand-over (SIGINT -> next prints), peer", nanos);
   }
 
   /** Resign: from the resign call to the follower's Leading event. */

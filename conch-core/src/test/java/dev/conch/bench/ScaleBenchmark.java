@@ -1,0 +1,198 @@
+package dev.conch.bench;
+
+import dev.conch.Election;
+import dev.conch.ElectionEvent;
+import dev.conch.ElectionOptions;
+import dev.conch.etcd.EtcdClients;
+import dev.conch.etcd.EtcdSession;
+import dev.conch.etcd.SessionOptions;
+import dev.conch.test.EtcdCluster;
+import io.etcd.jetcd.Client;
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What conch costs as offices and candidates grow, against a real single-member etcd on loopback:
+ *
+ * <ul>
+ *   <li>offices: one JVM, two sessions (each its own client and lease) and N offices, each session
+ *       leading half and following the other half; time to lead all N, then threads, heap after GC
+ *       and etcd requests per second while idle (from etcd's own {@code /metrics});
+ *   <li>herd: K candidates of one office (K sessions on four clients); the latency of a hand-over
+ *       (resign to the next one's {@code Leading}) and the etcd requests it costs.
+ * </ul>
+ *
+ * <pre>
+ * mvn -q -pl conch-core test-compile exec:java -Dexec.classpathScope=test \
+ *     -Dexec.mainClass=dev.conch.bench.ScaleBenchmark [-Dexec.args="1000 10,50,200"]
+ * </pre>
+ *
+ * Figures go to docs/benchmarks.md; they are measurements, never assertions of a test.
+ */
+public final class ScaleBenchmark {
+
+  private static final Duration IDLE = Duration.ofSeconds(20);
+
+  private ScaleBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    int offices = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
+    String herds = args.length > 1 ? args[1] : "10,50,200";
+    try (EtcdCluster cluster = EtcdCluster.start(1)) {
+      offices(cluster, offices);
+      for (String size : herds.split(",")) {
+        herd(cluster, Integer.parseInt(size.trim()));
+      }
+    }
+    System.exit(0);
+  }
+
+  private static void offices(EtcdCluster cluster, int n) throws Exception {
+    int threadsBefore = ManagementFactory.getThreadMXBean().getThreadCount();
+    try (Client ca = client(cluster);
+        Client cb = client(cluster);
+        EtcdSession a = EtcdSession.open(ca, SessionOptions.defaults());
+        EtcdSession b = EtcdSession.open(cb, SessionOptions.defaults())) {
+      List<Election> first = new ArrayList<>();
+      CountDownLatch led = new CountDownLatch(n);
+      long start = System.nanoTime();
+      for (int i = 0; i < n; i++) {
+        EtcdSession owner = i % 2 == 0 ? a : b;
+        Election election = owner.election(ElectionOptions.forOffice("scale-" + i));
+        election.addListener(
+            event -> {
+              if (event instanceof ElectionEvent.Leading) {
+                led.countDown();
+              }
+            });
+        election.start();
+        first.add(election);
+      }
+      if (!led.await(5, TimeUnit.MINUTES)) {
+        throw new IllegalStateException("not every office led within 5 minutes");
+      }
+      long leadAll = System.nanoTime() - start;
+      for (int i = 0; i < n; i++) {
+        EtcdSession other = i % 2 == 0 ? b : a;
+        other.election(ElectionOptions.forOffice("scale-" + i)).start();
+      }
+      TimeUnit.SECONDS.sleep(5); // every follower campaigns and settles behind its leader
+      double before = requests(cluster);
+      long idleStart = System.nanoTime();
+      TimeUnit.NANOSECONDS.sleep(IDLE.toNanos());
+      double perSecond = (requests(cluster) - before) / ((System.nanoTime() - idleStart) / 1e9);
+      System.gc();
+      long heap =
+          ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() / (1024 * 1024);
+      int threads = ManagementFactory.getThreadMXBean().getThreadCount() - threadsBefore;
+      System.out.printf(
+          "offices: %d offices x 2 sessions in one JVM (each leads %d, follows %d)%n",
+          n, n / 2, n / 2);
+      System.out.printf("  time to lead all %d: %8.0f ms%n", n, leadAll / 1e6);
+      System.out.printf("  threads added: %d, heap after GC: %d MiB%n", threads, heap);
+      System.out.printf(
+          "  etcd requests per second while idle: %.1f (renew interval %s, both sessions)%n",
+          perSecond, a.renewalBudget().interval());
+    }
+  }
+
+  private static void herd(EtcdCluster cluster, int candidates) throws Exception {
+    String office = "herd-" + candidates;
+    List<Client> clients = new ArrayList<>();
+    List<EtcdSession> sessions = new ArrayList<>();
+    List<Long> latency = new ArrayList<>();
+    List<Double> cost = new ArrayList<>();
+    try {
+      for (int i = 0; i < 4; i++) {
+        clients.add(client(cluster));
+      }
+      List<Election> elections = new ArrayList<>();
+      BlockingQueue<Long> leading = new ArrayBlockingQueue<>(candidates * 4);
+      for (int i = 0; i < candidates; i++) {
+        EtcdSession session = EtcdSession.open(clients.get(i % 4), SessionOptions.defaults());
+        sessions.add(session);
+        Election election = session.election(ElectionOptions.forOffice(office));
+        election.addListener(
+            event -> {
+              if (event instanceof ElectionEvent.Leading) {
+                leading.offer(System.nanoTime());
+              }
+            });
+        election.start();
+        elections.add(election);
+      }
+      take(leading);
+      TimeUnit.SECONDS.sleep(3); // every candidate queued
+      int rounds = 20;
+      for (int round = 0; round < rounds; round++) {
+        Election leader = elections.stream().filter(Election::isLeader).findFirst().orElseThrow();
+        double before = requests(cluster);
+        long start = System.nanoTime();
+        leader.resign();
+        long led = take(leading);
+        TimeUnit.MILLISECONDS.sleep(200); // let the hand-over's requests land before counting
+        latency.add(led - start);
+        cost.add(requests(cluster) - before - 1); // the /metrics read itself is not gRPC
+        leader.start(); // back into the queue, at its end
+      }
+      Collections.sort(latency);
+      Collections.sort(cost);
+      System.out.printf(
+          "herd: %3d candidates, hand-over p50 %6.1f ms p90 %6.1f ms, etcd requests per"
+              + " hand-over p50 %.0f (incl. renewals in the window)%n",
+          candidates,
+          latency.get(rounds / 2) / 1e6,
+          latency.get(rounds * 9 / 10) / 1e6,
+          cost.get(rounds / 2));
+    } finally {
+      for (EtcdSession session : sessions) {
+        session.close();
+      }
+      for (Client client : clients) {
+        client.close();
+      }
+    }
+  }
+
+  private static long take(BlockingQueue<Long> queue) throws InterruptedException {
+    Long at = queue.poll(60, TimeUnit.SECONDS);
+    if (at == null) {
+      throw new IllegalStateException("no leader within 60 s");
+    }
+    return at;
+  }
+
+  /** The gRPC requests etcd has handled so far, summed over every method. */
+  private static double requests(EtcdCluster cluster) throws Exception {
+    String metrics =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(cluster.member(0).endpoint() + "/metrics"))
+                    .timeout(Duration.ofSeconds(5))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString())
+            .body();
+    return metrics
+        .lines()
+        .filter(line -> line.startsWith("grpc_server_handled_total{"))
+        .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+        .sum();
+  }
+
+  private static Client client(EtcdCluster cluster) {
+    return EtcdClients.builder(
+            EtcdClients.parseEndpoints(cluster.endpoints()), Duration.ofSeconds(5))
+        .build();
+  }
+}
