@@ -64,6 +64,7 @@ public final class EtcdClients {
     return Client.builder()
         .endpoints(endpoints)
         .connectTimeout(connectTimeout)
+        .waitForReady(false)
         .keepaliveWithoutCalls(false);
   }
 
