@@ -112,23 +112,18 @@ final class ElectCommand implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     StderrLogging.configure(connection.quiet, connection.json);
     Mode mode = validate();
-    if (mode == Mode.WATCH) {
-      new LeaderWatch(
-              connection::connect,
-              office,
-              connection.sessionOptions().electionName(office),
-              ConnectionOptions.CALL_TIMEOUT,
-              leader -> out.println(Views.leader(office, leader, connection.json)))
-          .run();
-      return ExitStatus.OK;
-    }
-    Client client = connection.connect();
-    EtcdSession session = EtcdSession.open(client, connection.sessionOptions());
     return switch (mode) {
-      case WHO -> Reads.who(session, office, connection.json, out);
+      case WHO -> Reads.run(connection.readRequest(ReadRequest.Form.WHO, office, 0), out);
+      case WATCH -> Reads.run(connection.readRequest(ReadRequest.Form.WATCH, office, 0), out);
       case ASSERT ->
-          Reads.assertHeld(session, office, minRev == null ? 0 : minRev, connection.json, out);
-      default -> new RunMode(session, runSpec()).run();
+          Reads.run(
+              connection.readRequest(ReadRequest.Form.ASSERT, office, minRev == null ? 0 : minRev),
+              out);
+      case RUN -> {
+        Client client = connection.connect();
+        EtcdSession session = EtcdSession.open(client, connection.sessionOptions());
+        yield new RunMode(session, runSpec()).run();
+      }
     };
   }
 
