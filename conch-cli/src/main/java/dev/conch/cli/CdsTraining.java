@@ -6,21 +6,29 @@ import dev.conch.etcd.EtcdSession;
 import dev.conch.etcd.SessionOptions;
 import io.etcd.jetcd.Client;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The training run of class-data sharing: {@code bin/conch} runs it once with {@code
  * -XX:ArchiveClassesAtExit} and starts every later {@code conch} from that archive.
  *
- * <p>It loads what a short command loads (picocli's model and help, the jetcd client, gRPC, Netty,
- * a session and a leader read) without an etcd: the read goes to a loopback port that accepts and
- * never answers, and times out quickly. Measured, the archive from this failing read starts {@code
- * --who} as fast as one trained on a real etcd.
+ * <p>It loads what a short command loads without an etcd: the read forms ({@code --who}, {@code
+ * --assert}) against a stand-in for etcd's JSON gateway on a loopback port that answers every
+ * request with one canned leader; then picocli's model and help, and the jetcd client, gRPC and
+ * Netty of run mode, whose read goes to a loopback port that accepts and never answers and times
+ * out quickly. Measured, the archive from these reads starts {@code --who} as fast as one trained
+ * on a real etcd.
  */
 public final class CdsTraining {
 
@@ -33,7 +41,15 @@ public final class CdsTraining {
     PrintStream none = new PrintStream(OutputStream.nullOutputStream());
     System.setOut(none);
     System.setErr(none);
-    try (ServerSocket silent = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+    try (ServerSocket silent = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        ServerSocket gateway = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      Thread answering = new Thread(() -> answer(gateway), "conch-training-gateway");
+      answering.setDaemon(true);
+      answering.start();
+      String endpoint = "http://127.0.0.1:" + gateway.getLocalPort();
+      Main.run(new String[] {"elect", "training", "--who", "--endpoints", endpoint});
+      Main.run(new String[] {"elect", "training", "--who", "--json", "--endpoints", endpoint});
+      Main.run(new String[] {"elect", "training", "--assert", "--json", "--endpoints", endpoint});
       Main.run(new String[] {"--help"});
       Main.run(new String[] {"elect", "--help"});
       Main.run(new String[] {"elect", "training", "--ttl", "nonsense", "--who"});
@@ -54,5 +70,58 @@ public final class CdsTraining {
       System.setErr(err);
     }
     System.exit(0);
+  }
+
+  /** The canned answer of the stand-in gateway: one conch leader, as etcd 3.4 writes it. */
+  private static final String RANGE =
+      "{\"header\":{\"cluster_id\":\"1\",\"member_id\":\"2\",\"revision\":\"7\","
+          + "\"raft_term\":\"2\"},\"kvs\":[{\"key\":\""
+          + base64("/conch/v1/elect/training/694d8f1b2c3a4e01")
+          + "\",\"create_revision\":\"5\",\"mod_revision\":\"6\",\"version\":\"2\","
+          + "\"value\":\""
+          + base64(
+              "{\"office\":\"training\",\"host\":\"training\",\"pid\":1,"
+                  + "\"since\":\"2026-01-01T00:00:00Z\",\"id\":\"training:1\"}")
+          + "\",\"lease\":\"7587863035853639169\"}],\"count\":\"1\"}";
+
+  /** Answers every request with {@link #RANGE} until the socket is closed. */
+  private static void answer(ServerSocket gateway) {
+    byte[] body = RANGE.getBytes(StandardCharsets.UTF_8);
+    while (!gateway.isClosed()) {
+      try (Socket call = gateway.accept()) {
+        InputStream in = call.getInputStream();
+        String head = readHead(in);
+        Matcher length = CONTENT_LENGTH.matcher(head);
+        in.readNBytes(length.find() ? Integer.parseInt(length.group(1)) : 0);
+        OutputStream out = call.getOutputStream();
+        out.write(
+            ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                    + body.length
+                    + "\r\nConnection: close\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+        out.write(body);
+        out.flush();
+      } catch (IOException | RuntimeException e) {
+        // Closed at the end of the training, or a request it does not understand: next.
+      }
+    }
+  }
+
+  private static final Pattern CONTENT_LENGTH = Pattern.compile("(?i)content-length:\\s*(\\d+)");
+
+  private static String readHead(InputStream in) throws IOException {
+    StringBuilder head = new StringBuilder();
+    int c;
+    while ((c = in.read()) >= 0) {
+      head.append((char) c);
+      if (head.length() >= 4 && head.substring(head.length() - 4).equals("\r\n\r\n")) {
+        break;
+      }
+    }
+    return head.toString();
+  }
+
+  private static String base64(String text) {
+    return Base64.getEncoder().encodeToString(text.getBytes(StandardCharsets.UTF_8));
   }
 }

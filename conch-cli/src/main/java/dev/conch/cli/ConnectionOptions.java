@@ -120,11 +120,38 @@ final class ConnectionOptions {
 
   /** The endpoints as given (or defaulted), for messages and for parsing. */
   String endpointsText() {
-    if (endpoints != null) {
-      return endpoints;
+    return endpointsText(endpoints);
+  }
+
+  /** {@code given}, else {@code $CONCH_ENDPOINTS}, else {@link #DEFAULT_ENDPOINTS}. */
+  static String endpointsText(String given) {
+    if (given != null) {
+      return given;
     }
     String env = System.getenv("CONCH_ENDPOINTS");
     return env == null || env.isBlank() ? DEFAULT_ENDPOINTS : env.trim();
+  }
+
+  /** {@code given}, else {@code $CONCH_PASSWORD} (null when neither). */
+  static String password(String given) {
+    return given != null ? given : System.getenv("CONCH_PASSWORD");
+  }
+
+  /** The read form {@code form} with these flags; {@link #validate()} has passed. */
+  ReadRequest readRequest(ReadRequest.Form form, String office, long minRev) {
+    return new ReadRequest(
+        form,
+        office,
+        sessionOptions().electionName(office),
+        json,
+        quiet,
+        minRev,
+        List.copyOf(uris),
+        user,
+        password(password),
+        cacert,
+        cert,
+        key);
   }
 
   /** The session: the given prefix and TTL, every call bounded by {@link #CALL_TIMEOUT}. */
@@ -134,10 +161,20 @@ final class ConnectionOptions {
 
   /** A client for the endpoints; connects lazily, on the first call. */
   Client connect() {
+    return connect(uris, user, password(password), cacert, cert, key);
+  }
+
+  /** A client for the read form's endpoints, where etcd's JSON gateway cannot serve it. */
+  static Client connect(ReadRequest read) {
+    return connect(
+        read.endpoints(), read.user(), read.password(), read.cacert(), read.cert(), read.key());
+  }
+
+  private static Client connect(
+      List<URI> uris, String user, String password, Path cacert, Path cert, Path key) {
     ClientBuilder builder = EtcdClients.builder(uris, CALL_TIMEOUT);
-    String secret = password != null ? password : System.getenv("CONCH_PASSWORD");
-    builder = EtcdClients.withCredentials(builder, user, secret);
-    return EtcdClients.withTls(builder, ssl()).build();
+    builder = EtcdClients.withCredentials(builder, user, password);
+    return EtcdClients.withTls(builder, ssl(cacert, cert, key)).build();
   }
 
   /** Says which etcd could not be reached, for the exit-69 message. */
@@ -155,7 +192,7 @@ final class ConnectionOptions {
         : option.originalStringValues().get(option.originalStringValues().size() - 1);
   }
 
-  private SslContext ssl() {
+  private static SslContext ssl(Path cacert, Path cert, Path key) {
     if (cacert == null && cert == null) {
       return null;
     }
@@ -169,12 +206,17 @@ final class ConnectionOptions {
       }
       return builder.build();
     } catch (Exception | LinkageError e) {
-      throw new UsageException(
-          "invalid TLS files (--cacert, --cert, --key): "
-              + e.getMessage()
-              + "; certificates must be PEM and the key PEM PKCS#8 (convert with: openssl pkcs8"
-              + " -topk8 -nocrypt -in key.pem -out key8.pem)");
+      throw invalidTlsFiles(e);
     }
+  }
+
+  /** The usage error of TLS files that cannot be read, with the formats accepted. */
+  static UsageException invalidTlsFiles(Throwable e) {
+    return new UsageException(
+        "invalid TLS files (--cacert, --cert, --key): "
+            + e.getMessage()
+            + "; certificates must be PEM and the key PEM PKCS#8 (convert with: openssl pkcs8"
+            + " -topk8 -nocrypt -in key.pem -out key8.pem)");
   }
 
   private static void requireReadable(String flag, Path file) {

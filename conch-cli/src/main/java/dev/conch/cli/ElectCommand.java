@@ -111,24 +111,27 @@ final class ElectCommand implements Callable<Integer> {
   @Override
   public Integer call() throws InterruptedException {
     StderrLogging.configure(connection.quiet, connection.json);
-    Mode mode = validate();
-    if (mode == Mode.WATCH) {
-      new LeaderWatch(
-              connection::connect,
-              office,
-              connection.sessionOptions().electionName(office),
-              ConnectionOptions.CALL_TIMEOUT,
-              leader -> out.println(Views.leader(office, leader, connection.json)))
-          .run();
-      return ExitStatus.OK;
+    ReadRequest read = readRequest();
+    if (read != null) {
+      return Reads.run(read, out);
     }
     Client client = connection.connect();
     EtcdSession session = EtcdSession.open(client, connection.sessionOptions());
-    return switch (mode) {
-      case WHO -> Reads.who(session, office, connection.json, out);
+    return new RunMode(session, runSpec()).run();
+  }
+
+  /**
+   * The read form these flags ask for, every value checked; {@code null} in run mode.
+   *
+   * @throws UsageException (or {@code InvalidArgumentException}) naming a bad flag or value
+   */
+  ReadRequest readRequest() {
+    return switch (validate()) {
+      case WHO -> connection.readRequest(ReadRequest.Form.WHO, office, 0);
+      case WATCH -> connection.readRequest(ReadRequest.Form.WATCH, office, 0);
       case ASSERT ->
-          Reads.assertHeld(session, office, minRev == null ? 0 : minRev, connection.json, out);
-      default -> new RunMode(session, runSpec()).run();
+          connection.readRequest(ReadRequest.Form.ASSERT, office, minRev == null ? 0 : minRev);
+      case RUN -> null;
     };
   }
 

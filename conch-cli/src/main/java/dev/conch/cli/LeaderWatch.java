@@ -1,18 +1,9 @@
 package dev.conch.cli;
 
-import dev.conch.Durations;
 import dev.conch.EtcdUnavailableException;
 import dev.conch.Holder;
-import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Client;
-import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.Watch;
-import io.etcd.jetcd.kv.GetResponse;
-import io.etcd.jetcd.options.GetOption;
-import io.etcd.jetcd.options.WatchOption;
-import io.etcd.jetcd.watch.WatchEvent;
-import io.etcd.jetcd.watch.WatchResponse;
-import java.nio.charset.StandardCharsets;
+import dev.conch.etcd.ConnectionFailures;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -20,24 +11,23 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * {@code --watch}: follows who leads an office, without a lease, across etcd restarts.
  *
- * <p>etcd's own Observe skips leaders, never reports a vacancy and ends when its watch breaks; and
- * jetcd resumes a broken watch silently (ETCD-NOTES (c) 4 and 8). So this keeps every candidate key
- * of the election itself: a full read, then the watch's events applied in revision order, the
- * leader being the key with the smallest create revision and a vacancy the moment none is left. On
- * any watch error, and every {@link #RESYNC} in any case, it drops the watch, reads again and
- * watches anew from that read.
+ * <p>etcd's own Observe skips leaders, never reports a vacancy and ends when its watch breaks (see
+ * ETCD-NOTES (c)). So this keeps every candidate key of the election itself: a full read, then the
+ * watch's events applied in revision order, the leader being the key with the smallest create
+ * revision and a vacancy the moment none is left. On any watch error, and every {@link #RESYNC} in
+ * any case (a stream that stalls without breaking cannot hide a change for longer), it drops the
+ * watch, reads again and watches anew from that read. Over etcd's JSON gateway ({@link Gateway})
+ * each attempt is a new request, and {@link GrpcStore} makes a new client after a failure, so no
+ * reconnect back-off holds the view stale after etcd is back.
  */
 final class LeaderWatch {
 
@@ -49,31 +39,29 @@ final class LeaderWatch {
   /** The pause between reads while etcd does not answer. */
   private static final Duration RETRY = Duration.ofSeconds(1);
 
-  private final Supplier<Client> connect;
+  private final Store store;
   private final String office;
-  private final ByteSequence prefix;
+  private final String prefix;
   private final Duration timeout;
   private final Consumer<Optional<Holder>> changes;
-  private final Map<ByteSequence, KeyValue> candidates = new HashMap<>();
-  private Client client;
+  private final Map<String, Store.Kv> candidates = new HashMap<>();
 
   /** The create revision of the leader shown last, 0 for a vacancy; null before the first. */
   private Long shownRev;
 
   /**
-   * @param connect makes a client; called again after an outage
    * @param electionName the office's election name; candidate keys are under it plus '/'
    * @param changes receives the first state and then each change of leader (empty: vacant)
    */
   LeaderWatch(
-      Supplier<Client> connect,
+      Store store,
       String office,
       String electionName,
       Duration timeout,
       Consumer<Optional<Holder>> changes) {
-    this.connect = connect;
+    this.store = store;
     this.office = office;
-    this.prefix = ByteSequence.from(electionName + "/", StandardCharsets.UTF_8);
+    this.prefix = electionName + "/";
     this.timeout = timeout;
     this.changes = changes;
   }
@@ -84,22 +72,24 @@ final class LeaderWatch {
    * @throws EtcdUnavailableException when the very first read fails: there is nothing to show
    */
   void run() throws InterruptedException {
+    String what = "reading the candidates of office '" + office + "'";
+    long fromRevision = show(FirstAnswer.within(timeout, what, t -> store.range(prefix, false, t)));
     boolean outage = false;
     while (true) {
-      long fromRevision;
+      if (!outage) {
+        follow(fromRevision);
+      }
       try {
-        fromRevision = read();
-      } catch (EtcdUnavailableException e) {
-        if (shownRev == null) {
-          throw e;
-        }
+        fromRevision = show(store.range(prefix, false, timeout));
+      } catch (IOException e) {
         if (!outage) {
-          log.warn("office {}: etcd unreachable, watching again once it answers", office, e);
+          log.warn(
+              "office {}: etcd unreachable ({} failed: {}), watching again once it answers",
+              office,
+              what,
+              ConnectionFailures.describe(e));
           outage = true;
         }
-        // A new client on each attempt: gRPC's reconnect back-off grows towards two minutes
-        // while etcd is away, and would hold the view stale that long after etcd is back.
-        reconnect();
         TimeUnit.NANOSECONDS.sleep(RETRY.toNanos());
         continue;
       }
@@ -107,49 +97,31 @@ final class LeaderWatch {
         log.info("office {}: etcd answers again (revision {})", office, fromRevision - 1);
         outage = false;
       }
-      follow(fromRevision);
     }
   }
 
-  private void reconnect() {
-    Client old = client;
-    client = null;
-    if (old != null) {
-      try {
-        old.close();
-      } catch (RuntimeException e) {
-        log.debug("office {}: closing the old client failed", office, e);
-      }
-    }
-  }
-
-  /** Reads every candidate, shows the leader if it changed; returns where to watch from. */
-  private long read() throws InterruptedException {
-    if (client == null) {
-      client = connect.get();
-    }
-    GetResponse all =
-        await(
-            client.getKVClient().get(prefix, GetOption.builder().isPrefix(true).build()),
-            "reading the candidates of office '" + office + "'");
+  /**
+   * Takes a full read as the candidate set, shows the leader if it changed; where to watch from.
+   */
+  private long show(Store.Range all) {
     candidates.clear();
-    for (KeyValue kv : all.getKvs()) {
-      candidates.put(kv.getKey(), kv);
+    for (Store.Kv kv : all.kvs()) {
+      candidates.put(kv.key(), kv);
     }
     show();
-    return all.getHeader().getRevision() + 1;
+    return all.revision() + 1;
   }
 
   /** Applies the watch's events until it fails or {@link #RESYNC} passes. */
   private void follow(long fromRevision) throws InterruptedException {
     BlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
-    Watch.Watcher watcher =
-        client
-            .getWatchClient()
-            .watch(
-                prefix,
-                WatchOption.builder().isPrefix(true).withRevision(fromRevision).build(),
-                Watch.listener(inbox::add, inbox::add, () -> inbox.add(Boolean.FALSE)));
+    Store.Watch watch;
+    try {
+      watch = store.watch(prefix, fromRevision, timeout, inbox::add);
+    } catch (IOException e) {
+      log.debug("office {}: watch not started ({}); reading again", office, e.toString());
+      return;
+    }
     try {
       long resyncAt = System.nanoTime() + RESYNC.toNanos();
       while (true) {
@@ -157,29 +129,30 @@ final class LeaderWatch {
         if (next == null) {
           return;
         }
-        if (!(next instanceof WatchResponse response)) {
+        if (!(next instanceof List<?> events)) {
           log.debug("office {}: watch ended ({}); reading again", office, next);
           return;
         }
-        apply(response.getEvents());
+        @SuppressWarnings("unchecked")
+        List<Store.Event> batch = (List<Store.Event>) events;
+        apply(batch);
       }
     } finally {
-      watcher.close();
+      watch.close();
     }
   }
 
   /** Applies events in order, showing the leader after each revision (one write, one state). */
-  private void apply(List<WatchEvent> events) {
+  private void apply(List<Store.Event> events) {
     for (int i = 0; i < events.size(); i++) {
-      KeyValue kv = events.get(i).getKeyValue();
-      if (events.get(i).getEventType() == WatchEvent.EventType.DELETE) {
-        candidates.remove(kv.getKey());
-      } else if (events.get(i).getEventType() == WatchEvent.EventType.PUT) {
-        candidates.put(kv.getKey(), kv);
+      Store.Kv kv = events.get(i).kv();
+      if (events.get(i).deleted()) {
+        candidates.remove(kv.key());
+      } else {
+        candidates.put(kv.key(), kv);
       }
       boolean lastOfRevision =
-          i == events.size() - 1
-              || events.get(i + 1).getKeyValue().getModRevision() != kv.getModRevision();
+          i == events.size() - 1 || events.get(i + 1).kv().modRevision() != kv.modRevision();
       if (lastOfRevision) {
         show();
       }
@@ -194,31 +167,12 @@ final class LeaderWatch {
   private void show() {
     Optional<Holder> leader =
         candidates.values().stream()
-            .min(Comparator.comparingLong(KeyValue::getCreateRevision))
-            .map(
-                kv ->
-                    Holder.parse(
-                        office,
-                        kv.getValue().toString(StandardCharsets.UTF_8),
-                        kv.getCreateRevision(),
-                        kv.getLease()));
+            .min(Comparator.comparingLong(Store.Kv::createRevision))
+            .map(kv -> Holder.parse(office, kv.value(), kv.createRevision(), kv.lease()));
     long rev = leader.map(Holder::rev).orElse(0L);
     if (shownRev == null || shownRev != rev) {
       shownRev = rev;
       changes.accept(leader);
-    }
-  }
-
-  private <T> T await(java.util.concurrent.CompletableFuture<T> call, String what)
-      throws InterruptedException {
-    try {
-      return call.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-    } catch (TimeoutException e) {
-      call.cancel(true);
-      throw new EtcdUnavailableException(
-          "etcd did not answer " + what + " within " + Durations.format(timeout), e);
-    } catch (ExecutionException e) {
-      throw new EtcdUnavailableException(what + " failed: " + e.getCause().getMessage(), e);
     }
   }
 }

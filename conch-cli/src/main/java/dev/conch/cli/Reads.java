@@ -1,23 +1,85 @@
 package dev.conch.cli;
 
+import dev.conch.EtcdUnavailableException;
 import dev.conch.Holder;
 import dev.conch.Hosts;
-import dev.conch.etcd.EtcdSession;
 import java.io.PrintStream;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** {@code --who} and {@code --assert}: one read of the leader, without a lease. */
+/**
+ * The read forms: {@code --who} and {@code --assert} (one read of the leader) and {@code --watch},
+ * without a lease, over etcd's JSON gateway ({@link Gateway}): a read must not pay for starting
+ * gRPC.
+ */
 final class Reads {
 
   private static final Logger log = LoggerFactory.getLogger(Reads.class);
 
   private Reads() {}
 
+  /** Runs the form; returns its exit status. */
+  static int run(ReadRequest request, PrintStream out) throws InterruptedException {
+    Gateway gateway =
+        new Gateway(
+            request.endpoints(),
+            PemTls.socketFactory(request.cacert(), request.cert(), request.key()),
+            request.user(),
+            request.password());
+    try {
+      return run(request, gateway, out);
+    } catch (EtcdUnavailableException e) {
+      if (!(e.getCause() instanceof Gateway.EtcdError answer && answer.gatewayUnusable())) {
+        throw e;
+      }
+      // Nothing was printed yet: the first read failed. gRPC may serve where the gateway cannot.
+      log.debug(
+          "office {}: etcd's JSON gateway cannot serve ({}); asking over gRPC",
+          request.office(),
+          e.getMessage());
+      try (Store grpc = new GrpcStore(() -> ConnectionOptions.connect(request))) {
+        return run(request, grpc, out);
+      }
+    }
+  }
+
+  private static int run(ReadRequest request, Store gateway, PrintStream out)
+      throws InterruptedException {
+    String office = request.office();
+    return switch (request.form()) {
+      case WHO -> who(leader(gateway, request), office, request.json(), out);
+      case ASSERT ->
+          assertHeld(leader(gateway, request), office, request.minRev(), request.json(), out);
+      case WATCH -> {
+        new LeaderWatch(
+                gateway,
+                office,
+                request.electionName(),
+                ConnectionOptions.CALL_TIMEOUT,
+                leader -> out.println(Views.leader(office, leader, request.json())))
+            .run();
+        yield ExitStatus.OK;
+      }
+    };
+  }
+
+  /** The leader: the candidate key with the smallest create revision, asked until the bound. */
+  private static Optional<Holder> leader(Store gateway, ReadRequest request)
+      throws InterruptedException {
+    String office = request.office();
+    Store.Range first =
+        FirstAnswer.within(
+            ConnectionOptions.CALL_TIMEOUT,
+            "reading the leader of office '" + office + "'",
+            timeout -> gateway.range(request.electionName() + "/", true, timeout));
+    return first.kvs().stream()
+        .findFirst()
+        .map(kv -> Holder.parse(office, kv.value(), kv.createRevision(), kv.lease()));
+  }
+
   /** Prints the leader; 1 when the office is vacant (nothing printed). */
-  static int who(EtcdSession session, String office, boolean json, PrintStream out) {
-    Optional<Holder> leader = session.leader(office);
+  static int who(Optional<Holder> leader, String office, boolean json, PrintStream out) {
     if (leader.isEmpty()) {
       log.info("office {}: vacant", office);
       return ExitStatus.NO;
@@ -32,8 +94,7 @@ final class Reads {
    * "is the work of this office being done here".
    */
   static int assertHeld(
-      EtcdSession session, String office, long minRev, boolean json, PrintStream out) {
-    Optional<Holder> leader = session.leader(office);
+      Optional<Holder> leader, String office, long minRev, boolean json, PrintStream out) {
     String me = Hosts.localName();
     boolean here = leader.filter(h -> h.isConch() && me.equals(h.host())).isPresent();
     boolean held = here && leader.get().rev() >= minRev;

@@ -5,9 +5,14 @@ import dev.conch.ElectionEvent;
 import dev.conch.Holder;
 import dev.conch.etcd.EtcdSession;
 import dev.conch.process.ExternalCommandRunner;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.options.GetOption;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -76,9 +81,14 @@ final class RunMode {
             .waitFor(spec.waitFor())
             .electionName(session.options().electionName(spec.office()))
             .build();
-    // An unreachable etcd is found here, bounded by the call timeout (exit 69), rather than by a
-    // campaign that retries; the read also tells the operator whom they queue behind.
-    Optional<Holder> leader = session.leader(spec.office());
+    // An unreachable etcd is found here, bounded by the call timeout (exit 69) and named by its
+    // cause, rather than by a campaign that retries; the read also tells the operator whom they
+    // queue behind. Asked again until the bound: an etcd still starting is not an outage.
+    Optional<Holder> leader =
+        FirstAnswer.within(
+            ConnectionOptions.CALL_TIMEOUT,
+            "reading the leader of office '" + spec.office() + "'",
+            this::readLeader);
     log.info(
         "office {}: campaigning; {}",
         spec.office(),
@@ -97,6 +107,36 @@ final class RunMode {
       tidied.countDown();
     }
     return status;
+  }
+
+  /** One read of the leader over the session's client, bounded by {@code timeout}. */
+  private Optional<Holder> readLeader(Duration timeout) throws Exception {
+    String prefix = session.options().electionName(spec.office()) + "/";
+    CompletableFuture<GetResponse> call =
+        session
+            .client()
+            .getKVClient()
+            .get(
+                ByteSequence.from(prefix, StandardCharsets.UTF_8),
+                GetOption.builder()
+                    .isPrefix(true)
+                    .withSortField(GetOption.SortTarget.CREATE)
+                    .withSortOrder(GetOption.SortOrder.ASCEND)
+                    .withLimit(1)
+                    .build());
+    try {
+      return call.get(timeout.toNanos(), TimeUnit.NANOSECONDS).getKvs().stream()
+          .findFirst()
+          .map(
+              kv ->
+                  Holder.parse(
+                      spec.office(),
+                      kv.getValue().toString(StandardCharsets.UTF_8),
+                      kv.getCreateRevision(),
+                      kv.getLease()));
+    } finally {
+      call.cancel(true);
+    }
   }
 
   private Election election(dev.conch.ElectionOptions options) {

@@ -54,7 +54,29 @@ class AuthIT {
     Conch.Result none = conch.run("elect", "a", "--who");
 
     assertThat(wrong.status()).isEqualTo(69);
-    assertThat(wrong.stderr()).contains("--user", "$CONCH_PASSWORD");
+    assertThat(wrong.stderr()).contains("authentication failed", "--user", "$CONCH_PASSWORD");
     assertThat(none.status()).isEqualTo(69);
+  }
+
+  @Test
+  void aWrongPasswordInRunModeNamesTheCause(EtcdCluster cluster) {
+    Conch.Result wrong =
+        Conch.at(cluster.endpoints())
+            .run("elect", "a", "--user", "root", "--password", "nope", "--", "true");
+
+    assertThat(wrong.status()).as(wrong.stderr()).isEqualTo(69);
+    assertThat(wrong.stderr()).contains("authentication failed", "--user");
+  }
+
+  @Test
+  void watchLogsInToo(EtcdCluster cluster) {
+    Conch conch = Conch.at(cluster.endpoints()).env("CONCH_PASSWORD", "secret");
+    try (Conch.Running watch = conch.start("elect", "aw", "--watch", "--user", "root")) {
+      watch.awaitLine("aw -"::equals, WAIT);
+      try (Conch.Running leader =
+          conch.start("elect", "aw", "--user", "root", "--", "sleep", "60")) {
+        watch.awaitLine(l -> l.startsWith("aw ") && !l.equals("aw -"), WAIT);
+      }
+    }
   }
 }

@@ -167,6 +167,24 @@ class ReadFormsIT {
     assertThat(result.status()).as(result.stderr()).isEqualTo(69);
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
     assertThat(result.stderr()).contains("etcd unavailable at " + nowhere);
+    assertThat(result.stderr()).contains("connection refused");
+    assertThat(result.stdout()).isEmpty();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"--who", "--assert", "--watch", "--"})
+  void aHostThatDoesNotResolveExits69NamingIt(String form) {
+    // .invalid never resolves (RFC 2606).
+    String nowhere = "http://conch-test.invalid:2379";
+    String[] args =
+        form.equals("--")
+            ? new String[] {"elect", "x", "--endpoints", nowhere, "--", "true"}
+            : new String[] {"elect", "x", "--endpoints", nowhere, form};
+
+    Conch.Result result = conch.run(args);
+
+    assertThat(result.status()).as(result.stderr()).isEqualTo(69);
+    assertThat(result.stderr()).contains("etcd unavailable at " + nowhere, "no such host");
     assertThat(result.stdout()).isEmpty();
   }
 

@@ -24,9 +24,28 @@ final class TlsEtcd implements AutoCloseable {
   final Path cert;
   final Path key;
   final String endpoint;
+
+  /** A CA that signed neither etcd's certificate nor the client's. */
+  final Path otherCa;
+
+  /** A client certificate and key that etcd's CA did not sign (self-signed). */
+  final Path otherCert;
+
+  final Path otherKey;
   private final Process etcd;
 
+  /** An etcd whose certificate allows client auth too, as etcd's JSON gateway needs (see below). */
   TlsEtcd(Path dir) throws IOException {
+    this(dir, true);
+  }
+
+  /**
+   * @param gatewayUsable whether the server certificate also allows client auth: with {@code
+   *     --client-cert-auth}, etcd 3.4's JSON gateway presents the server's certificate to etcd's
+   *     own gRPC port, and without that usage every gateway request fails (conch then reads over
+   *     gRPC)
+   */
+  TlsEtcd(Path dir, boolean gatewayUsable) throws IOException {
     ca = dir.resolve("ca.pem");
     cert = dir.resolve("client.pem");
     key = dir.resolve("client.key");
@@ -45,7 +64,30 @@ final class TlsEtcd implements AutoCloseable {
         "ca.key",
         "-out",
         "ca.pem");
-    sign(dir, "server", "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth");
+    sign(
+        dir,
+        "server",
+        "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth"
+            + (gatewayUsable ? ",clientAuth" : ""));
+    otherCa = dir.resolve("other-ca.pem");
+    otherCert = dir.resolve("other-client.pem");
+    otherKey = dir.resolve("other-client.key");
+    openssl(
+        dir,
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=conch-test-other",
+        "-keyout",
+        "other-client.key",
+        "-out",
+        "other-client.pem");
+    Files.copy(otherCert, otherCa);
     sign(dir, "client", "extendedKeyUsage=clientAuth");
     int clientPort = freePort();
     int peerPort = freePort();

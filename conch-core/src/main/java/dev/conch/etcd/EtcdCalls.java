@@ -47,9 +47,15 @@ final class EtcdCalls {
     }
   }
 
+  /**
+   * The cause of a failed call in a few words (TLS, login, refused, unknown host, or its message);
+   * an exception of {@link #await} already says it, with what was asked.
+   */
   static String describe(Throwable error) {
-    String message = error.getMessage();
-    return message == null || message.isBlank() ? error.getClass().getSimpleName() : message;
+    if (error instanceof EtcdUnavailableException && error.getMessage() != null) {
+      return error.getMessage();
+    }
+    return ConnectionFailures.describe(error);
   }
 
   static ByteSequence bytes(String text) {

@@ -1,0 +1,50 @@
+package dev.conch.cli;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * A read form ({@code --who}, {@code --assert}, {@code --watch}) with every value checked: what
+ * {@link Reads} needs, whether it came from picocli or from {@link QuickArgs}.
+ *
+ * @param form which form
+ * @param office the office
+ * @param electionName the office's election name (prefix + office)
+ * @param json whether to print JSON
+ * @param quiet whether to log only errors
+ * @param minRev with {@code --assert}: the lowest fencing token that counts
+ * @param endpoints the etcd endpoints
+ * @param user the etcd user, or {@code null}
+ * @param password the password (flag or {@code $CONCH_PASSWORD}), or {@code null}
+ * @param cacert {@code --cacert}, or {@code null}
+ * @param cert {@code --cert}, or {@code null}
+ * @param key {@code --key}, or {@code null}
+ */
+record ReadRequest(
+    Form form,
+    String office,
+    String electionName,
+    boolean json,
+    boolean quiet,
+    long minRev,
+    List<URI> endpoints,
+    String user,
+    String password,
+    Path cacert,
+    Path cert,
+    Path key) {
+
+  /** The read forms. */
+  enum Form {
+    WHO,
+    ASSERT,
+    WATCH
+  }
+
+  /** The endpoints as the exit-69 message names them. */
+  String describeEndpoints() {
+    return endpoints.stream().map(URI::toString).collect(Collectors.joining(","));
+  }
+}
