@@ -129,7 +129,8 @@ class RunIT {
 
   @Test
   void failingAcquireHookNeverStartsTheChildGivesTheOfficeUpAndExits70() {
-    Conch.Result result = conch.run("elect", "refused", "--on-acquire", "exit 3", "--", "echo", "ran");
+    Conch.Result result =
+        conch.run("elect", "refused", "--on-acquire", "exit 3", "--", "echo", "ran");
 
     // A failed campaign: without --restart no back-off and no second try.
     assertThat(result.status()).isEqualTo(70);

@@ -207,8 +207,7 @@ final class EtcdLock implements FencedLock {
     kv().txn()
         .If(createdAt(key, won.rev()))
         .Then(Op.put(key, bytes(won.toValueJson()), leased(lease)))
-        .commit()
-        .orTimeout(session.timeout().toMillis(), TimeUnit.MILLISECONDS)
+        .commit() // bounded by the client's gRPC deadline; nothing waits for it
         .whenComplete(
             (response, error) -> {
               if (error != null) {

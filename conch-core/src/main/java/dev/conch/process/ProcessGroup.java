@@ -158,13 +158,13 @@ final class ProcessGroup {
   void terminate(Duration killAfter) {
     boolean interrupted = Thread.interrupted();
     try {
-      if (isEmpty()) {
+      if (settled()) {
         return;
       }
       if (!killAfter.isZero() && !interrupted) {
         signalAll("TERM");
         long deadline = System.nanoTime() + killAfter.toNanos();
-        while (!isEmpty()) {
+        while (!settled()) {
           long left = deadline - System.nanoTime();
           if (left <= 0) {
             log.warn(
@@ -180,7 +180,7 @@ final class ProcessGroup {
             break;
           }
         }
-        if (isEmpty()) {
+        if (settled()) {
           return;
         }
       }
@@ -205,6 +205,14 @@ final class ProcessGroup {
     }
   }
 
+  /**
+   * Whether nothing of the group runs. While the command itself runs that is known without reading
+   * /proc, which a stop would otherwise read twice on every poll.
+   */
+  private boolean settled() {
+    return !process.isAlive() && isEmpty();
+  }
+
   /** SIGKILL to everything at once: for a hook given up mid-way. */
   void kill() {
     terminate(Duration.ZERO);
@@ -217,9 +225,15 @@ final class ProcessGroup {
     if (kill) {
       process.destroyForcibly(); // at once, without waiting for the kill command to start
     }
-    // Fails when the group is already empty, or not formed yet (setsid has not run): then the
-    // command itself is signalled directly.
-    boolean toGroup = ownGroup && ProcessGroups.signalGroup(pid(), signal);
+    // The watchdog's shell signals the group with its built-in kill (no process to start, so the
+    // stop begins at once), or the command itself if the group is not formed yet. Without one, a
+    // kill command does it; that fails when the group is empty or not formed yet (setsid has not
+    // run): then the command itself is signalled directly.
+    boolean toGroup =
+        ownGroup
+            && (watchdog.isPresent()
+                ? watchdog.get().signal(signal)
+                : ProcessGroups.signalGroup(pid(), signal));
     if (!toGroup && !kill) {
       process.destroy();
     }

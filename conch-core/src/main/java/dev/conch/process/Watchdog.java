@@ -16,17 +16,23 @@ import org.slf4j.LoggerFactory;
  * unsupervised command must not run beside it. A shutdown hook cannot do this; a parent-death
  * signal is tied to the forking thread, which may end first.
  *
- * <p>The watchdog reads a pipe from this JVM: first the group id, then "done" once the group is
- * gone. End of file before "done" means the JVM died: the kernel closed the pipe, and the watchdog
- * sends SIGTERM to the group, then SIGKILL half a second later. It runs in a session of its own, so
- * that a signal to the JVM's process group (Ctrl-C in a terminal) does not reach it.
+ * <p>The watchdog reads a pipe from this JVM: first the group id, then the signals the JVM wants
+ * sent to the group (TERM, KILL: its built-in kill starts no process, so a stop begins at once),
+ * then "done" once the group is gone. End of file before "done" means the JVM died: the kernel
+ * closed the pipe, and the watchdog sends SIGTERM to the group, then SIGKILL half a second later.
+ * It runs in a session of its own, so that a signal to the JVM's process group (Ctrl-C in a
+ * terminal) does not reach it.
  */
 final class Watchdog {
 
   private static final Logger log = LoggerFactory.getLogger(Watchdog.class);
 
   private static final String SCRIPT =
-      "read -r pgid || exit 0; read -r word; [ \"$word\" = done ] && exit 0;"
+      "read -r pgid || exit 0;"
+          + " while read -r word; do case $word in"
+          + " done) exit 0 ;;"
+          + " TERM|KILL) kill -s $word -- -\"$pgid\" 2>/dev/null || kill -s $word \"$pgid\" 2>/dev/null ;;"
+          + " esac; done;"
           + " kill -s TERM -- -\"$pgid\" 2>/dev/null; sleep 0.5;"
           + " kill -s KILL -- -\"$pgid\" 2>/dev/null; exit 0";
 
@@ -123,6 +129,14 @@ final class Watchdog {
     write(pgid + "\n");
   }
 
+  /**
+   * Has the watchdog send {@code signal} (TERM or KILL) to the group, with its shell's built-in
+   * kill: no process is started, so it goes out at once. Returns whether the watchdog took it.
+   */
+  synchronized boolean signal(String signal) {
+    return !disarmed && process.isAlive() && write(signal + "\n");
+  }
+
   /** The group is gone: the watchdog exits without killing anything. */
   synchronized void disarm() {
     if (!disarmed) {
@@ -141,13 +155,15 @@ final class Watchdog {
     return process.pid();
   }
 
-  private void write(String line) {
+  private boolean write(String line) {
     try {
       OutputStream pipe = process.getOutputStream();
       pipe.write(line.getBytes(StandardCharsets.US_ASCII));
       pipe.flush();
+      return true;
     } catch (IOException e) {
       log.debug("watchdog (pid {}) gone: {}", process.pid(), e.toString());
+      return false;
     }
   }
 }
