@@ -24,7 +24,7 @@ class SteadySoakTest {
    * through benign faults; then the default becomes {@code "true"}.
    */
   private static final boolean ASSERT_STEADY =
-      Boolean.parseBoolean(System.getProperty("conch.chaos.assertSteady", "false"));
+      Boolean.parseBoolean(System.getProperty("conch.chaos.assertSteady", "true"));
 
   @TempDir Path dir;
 
