@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.SmartLifecycle;
@@ -45,6 +46,8 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
 
   private final ApplicationEventPublisher eventPublisher;
 
+  private final @Nullable LeaderReadiness leaderReadiness;
+
   private final Map<Election, ElectionEventPublisher> publishers = new ConcurrentHashMap<>();
 
   private final Stops stops = new Stops();
@@ -57,10 +60,12 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
   ConchLifecycle(
       Elections elections,
       OnLeadershipAnnotationBeanPostProcessor methods,
-      ApplicationEventPublisher eventPublisher) {
+      ApplicationEventPublisher eventPublisher,
+      @Nullable LeaderReadiness leaderReadiness) {
     this.elections = elections;
     this.methods = methods;
     this.eventPublisher = eventPublisher;
+    this.leaderReadiness = leaderReadiness;
   }
 
   /** Gives each election its hooks and publisher, once every singleton has been seen. */
@@ -83,14 +88,46 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
               + " conch.offices.<office>.*, annotate a method with @OnLeadership, or set"
               + " conch.enabled=false");
     }
+    Election readinessElection = (this.leaderReadiness != null) ? readinessElection() : null;
     for (Election election : this.elections.all()) {
       ElectionEventPublisher publisher = new ElectionEventPublisher(election, this.eventPublisher);
       // First, so that it knows the term before any hook or event of it.
       election.addHandler(publisher);
       register(election, byElection.getOrDefault(election, List.of()));
+      if (election == readinessElection) {
+        // Last: ready once every acquire hook succeeded, not ready before any lose hook runs.
+        election.addHandler(this.leaderReadiness);
+      }
       election.addListener(publisher);
       this.publishers.put(election, publisher);
     }
+  }
+
+  /** The election readiness follows: the default office's, which must be campaigned for. */
+  private Election readinessElection() {
+    String office =
+        this.elections
+            .defaultOffice()
+            .orElseThrow(
+                () ->
+                    new InvalidArgumentException(
+                        "conch.health.readiness-leader",
+                        "true",
+                        "a default office whose leadership readiness follows: set conch.office or"
+                            + " spring.application.name"));
+    return this.elections
+        .find(office)
+        .orElseThrow(
+            () ->
+                new InvalidArgumentException(
+                    "conch.health.readiness-leader",
+                    "true",
+                    "a default office this instance campaigns for, else it would never be ready:"
+                        + " office '"
+                        + office
+                        + "' has no election (this instance campaigns for "
+                        + this.elections.offices()
+                        + "); add an Election bean for it or set conch.office to one of those"));
   }
 
   /**
