@@ -39,12 +39,11 @@ import org.springframework.core.env.Environment;
  * {@link EtcdSession}, an {@link Election} bean per configured office, {@link OnLeadership} hooks,
  * leadership {@link LeadershipEvent events}, and campaigning from context start to context stop; an
  * {@code ExternalCommandRunner} when {@code conch.runner.command} is set; readiness that follows
- * leadership on request. With {@code conch.standalone=true} offices are elected in memory instead,
- * and always won.
+ * leadership on request, published as availability change events. With {@code
+ * conch.standalone=true} offices are elected in memory instead, and always won.
  */
 @AutoConfiguration(
-    after = SslAutoConfiguration.class,
-    before = ApplicationAvailabilityAutoConfiguration.class)
+    after = {SslAutoConfiguration.class, ApplicationAvailabilityAutoConfiguration.class})
 @ConditionalOnClass({Election.class, Client.class})
 @ConditionalOnBooleanProperty(name = "conch.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(ConchProperties.class)
@@ -85,8 +84,9 @@ public final class ConchAutoConfiguration {
   ConchLifecycle conchLifecycle(
       Elections elections,
       OnLeadershipAnnotationBeanPostProcessor methods,
-      ApplicationEventPublisher eventPublisher) {
-    return new ConchLifecycle(elections, methods, eventPublisher);
+      ApplicationEventPublisher eventPublisher,
+      ObjectProvider<LeaderReadiness> leaderReadiness) {
+    return new ConchLifecycle(elections, methods, eventPublisher, leaderReadiness.getIfAvailable());
   }
 
   /** Elections in etcd, the default. */
@@ -196,16 +196,17 @@ public final class ConchAutoConfiguration {
 
   /**
    * Readiness that follows the leadership of the default office ({@code
-   * conch.health.readiness-leader=true}): before Boot's own availability bean, which backs off.
+   * conch.health.readiness-leader=true}), published as availability change events.
    */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnBooleanProperty("conch.health.readiness-leader")
   static class LeaderReadinessConfiguration {
 
     @Bean
-    @ConditionalOnMissingBean(ApplicationAvailability.class)
-    LeaderReadinessAvailability applicationAvailability(ObjectProvider<Elections> elections) {
-      return new LeaderReadinessAvailability(elections::getObject);
+    LeaderReadiness conchLeaderReadiness(
+        ApplicationEventPublisher eventPublisher,
+        ObjectProvider<ApplicationAvailability> availability) {
+      return new LeaderReadiness(eventPublisher, availability);
     }
   }
 

@@ -7,12 +7,13 @@ import dev.conch.State;
 import dev.conch.spring.boot.autoconfigure.OnLeadership.Transition;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.SmartLifecycle;
@@ -25,7 +26,9 @@ import org.springframework.context.SmartLifecycle;
  * <p>Its phase makes it start after the web server and stop before it: this instance campaigns only
  * when it can serve, and hands its offices over before it drains requests. Resigning runs the lose
  * hooks while every bean is still alive; the session and the etcd client are closed later, when the
- * context destroys its beans.
+ * context destroys its beans. Offices are resigned in parallel, and the context waits for them at
+ * most {@code spring.lifecycle.timeout-per-shutdown-phase}. A context stopped and started again
+ * (paused, restarted) campaigns again for every office.
  */
 final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton {
 
@@ -43,7 +46,11 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
 
   private final ApplicationEventPublisher eventPublisher;
 
-  private final Map<Election, ElectionEventPublisher> publishers = new LinkedHashMap<>();
+  private final @Nullable LeaderReadiness leaderReadiness;
+
+  private final Map<Election, ElectionEventPublisher> publishers = new ConcurrentHashMap<>();
+
+  private final Stops stops = new Stops();
 
   private volatile boolean running;
 
@@ -53,10 +60,12 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
   ConchLifecycle(
       Elections elections,
       OnLeadershipAnnotationBeanPostProcessor methods,
-      ApplicationEventPublisher eventPublisher) {
+      ApplicationEventPublisher eventPublisher,
+      @Nullable LeaderReadiness leaderReadiness) {
     this.elections = elections;
     this.methods = methods;
     this.eventPublisher = eventPublisher;
+    this.leaderReadiness = leaderReadiness;
   }
 
   /** Gives each election its hooks and publisher, once every singleton has been seen. */
@@ -79,14 +88,46 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
               + " conch.offices.<office>.*, annotate a method with @OnLeadership, or set"
               + " conch.enabled=false");
     }
+    Election readinessElection = (this.leaderReadiness != null) ? readinessElection() : null;
     for (Election election : this.elections.all()) {
       ElectionEventPublisher publisher = new ElectionEventPublisher(election, this.eventPublisher);
       // First, so that it knows the term before any hook or event of it.
       election.addHandler(publisher);
       register(election, byElection.getOrDefault(election, List.of()));
+      if (election == readinessElection) {
+        // Last: ready once every acquire hook succeeded, not ready before any lose hook runs.
+        election.addHandler(this.leaderReadiness);
+      }
       election.addListener(publisher);
       this.publishers.put(election, publisher);
     }
+  }
+
+  /** The election readiness follows: the default office's, which must be campaigned for. */
+  private Election readinessElection() {
+    String office =
+        this.elections
+            .defaultOffice()
+            .orElseThrow(
+                () ->
+                    new InvalidArgumentException(
+                        "conch.health.readiness-leader",
+                        "true",
+                        "a default office whose leadership readiness follows: set conch.office or"
+                            + " spring.application.name"));
+    return this.elections
+        .find(office)
+        .orElseThrow(
+            () ->
+                new InvalidArgumentException(
+                    "conch.health.readiness-leader",
+                    "true",
+                    "a default office this instance campaigns for, else it would never be ready:"
+                        + " office '"
+                        + office
+                        + "' has no election (this instance campaigns for "
+                        + this.elections.offices()
+                        + "); add an Election bean for it or set conch.office to one of those"));
   }
 
   /**
@@ -131,6 +172,8 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
     }
     // With lazy initialization this bean may have missed the callback.
     afterSingletonsInstantiated();
+    // A resignation that outlived the shutdown phase's timeout ends before campaigning again.
+    this.stops.awaitAll();
     for (Election election : this.elections.all()) {
       election.start();
     }
@@ -139,21 +182,36 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
   }
 
   @Override
-  public synchronized void stop() {
+  public void stop() {
+    Stops.await(this::stop);
+  }
+
+  /**
+   * Resigns from every office, all at once, each on a thread of its own; calls back when every
+   * resignation has reached the listeners. The context waits for the callback at most {@code
+   * spring.lifecycle.timeout-per-shutdown-phase}.
+   */
+  @Override
+  public synchronized void stop(Runnable callback) {
     if (!this.running) {
+      callback.run();
       return;
     }
     this.running = false;
-    List<Election> all = new ArrayList<>(this.elections.all());
-    Collections.reverse(all);
-    for (Election election : all) {
-      ElectionEventPublisher publisher = this.publishers.get(election);
-      long before = (publisher != null) ? publisher.resignations() : 0;
-      boolean joined = election.state() != State.RESIGNED && election.state() != State.CLOSED;
-      election.resign();
-      if (publisher != null && joined) {
-        awaitDelivery(publisher, before, election);
-      }
+    Map<String, Runnable> resignations = new LinkedHashMap<>();
+    for (Election election : this.elections.all()) {
+      resignations.put("conch-resign-" + election.office(), () -> resign(election));
+    }
+    this.stops.run(resignations, callback);
+  }
+
+  private void resign(Election election) {
+    ElectionEventPublisher publisher = this.publishers.get(election);
+    long before = (publisher != null) ? publisher.resignations() : 0;
+    boolean joined = election.state() != State.RESIGNED && election.state() != State.CLOSED;
+    election.resign();
+    if (publisher != null && joined) {
+      awaitDelivery(publisher, before, election);
     }
   }
 

@@ -33,7 +33,7 @@ public class ConchRunnerProperties {
   /** How long each of the on-acquire and on-lose hooks may run. */
   private Duration hookTimeout = ExternalCommandRunner.DEFAULT_HOOK_TIMEOUT;
 
-  /** Office the runner campaigns for; defaults to conch.office. */
+  /** Office the runner campaigns for; defaults to conch.office, else spring.application.name. */
   private @Nullable String office;
 
   /** How long to campaign before the command first starts; 0 gives up at once; unset waits. */

@@ -3,6 +3,7 @@ package dev.conch.spring.boot.autoconfigure;
 import dev.conch.etcd.EtcdSession;
 import dev.conch.process.ExternalCommandRunner;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -10,6 +11,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Scope;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
@@ -34,15 +36,21 @@ class ExternalCommandRunnerConfiguration {
     return SupervisedOffice.create(runner, factory, ConfiguredOffices.of(environment), prefix);
   }
 
+  /**
+   * The current runner. A prototype: a stopped runner cannot start again, so a context started
+   * again runs a fresh one, and each lookup ({@code ObjectProvider.getObject()}) returns the
+   * current one. The runner is stopped by its lifecycle and closed with the supervised office.
+   */
   @Bean
+  @Scope(ConfigurableBeanFactory.SCOPE_PROTOTYPE)
   ExternalCommandRunner conchExternalCommandRunner(SupervisedOffice supervisedOffice) {
     return supervisedOffice.runner();
   }
 
   @Bean
   ExternalCommandRunnerLifecycle conchExternalCommandRunnerLifecycle(
-      ExternalCommandRunner conchExternalCommandRunner) {
-    return new ExternalCommandRunnerLifecycle(conchExternalCommandRunner);
+      SupervisedOffice supervisedOffice) {
+    return new ExternalCommandRunnerLifecycle(supervisedOffice);
   }
 
   /** Matches when {@code conch.runner.command} is set, in any of its forms (list or indexed). */

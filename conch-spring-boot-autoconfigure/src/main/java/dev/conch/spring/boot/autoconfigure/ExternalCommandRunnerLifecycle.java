@@ -4,41 +4,55 @@ import dev.conch.process.ExternalCommandRunner;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Starts the {@link ExternalCommandRunner} bean once the elections have started, and stops it on
+ * Starts the {@link ExternalCommandRunner} once the elections have started, and stops it on
  * shutdown before they resign: the command's whole process group is stopped and on-lose has run
  * while every other office is still held and every bean is alive.
+ *
+ * <p>A context stopped and started again (a paused test context, a CRaC checkpoint) runs the
+ * command again: each start after a stop runs a fresh runner. The stop runs on a thread of its own,
+ * so that {@code spring.lifecycle.timeout-per-shutdown-phase} bounds how long shutdown waits for
+ * it.
  */
 final class ExternalCommandRunnerLifecycle implements SmartLifecycle {
 
   /** Later than {@link ConchLifecycle#PHASE}: starts after it, stops before it. */
   static final int PHASE = ConchLifecycle.PHASE + 256;
 
-  private final ExternalCommandRunner runner;
+  private final SupervisedOffice office;
+
+  private final Stops stops = new Stops();
 
   private volatile boolean running;
 
-  // Guarded by this; a runner starts once, so a restarted context does not start it again.
-  private boolean started;
-
-  ExternalCommandRunnerLifecycle(ExternalCommandRunner runner) {
-    this.runner = runner;
+  ExternalCommandRunnerLifecycle(SupervisedOffice office) {
+    this.office = office;
   }
 
   @Override
   public synchronized void start() {
-    if (!this.started) {
-      this.started = true;
-      this.runner.start();
+    if (this.running) {
+      return;
     }
+    // A stop that outlived the shutdown phase's timeout ends before the next runner starts.
+    this.stops.awaitAll();
+    this.office.start();
     this.running = true;
   }
 
   @Override
-  public synchronized void stop() {
-    if (this.running) {
-      this.running = false;
-      this.runner.stop();
+  public void stop() {
+    Stops.await(this::stop);
+  }
+
+  @Override
+  public synchronized void stop(Runnable callback) {
+    if (!this.running) {
+      callback.run();
+      return;
     }
+    this.running = false;
+    this.stops.run(
+        "conch-runner-stop-" + this.office.election().office(), this.office::stop, callback);
   }
 
   @Override

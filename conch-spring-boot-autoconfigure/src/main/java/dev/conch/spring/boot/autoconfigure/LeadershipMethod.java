@@ -39,8 +39,8 @@ final class LeadershipMethod implements LeadershipHandler {
    * A method of {@code bean}, checked.
    *
    * @param office the office, empty for the default office
-   * @throws IllegalStateException when a parameter is neither a Leadership nor, on LOST, a
-   *     LossReason
+   * @throws InvalidOnLeadershipMethodException when a parameter is neither a Leadership nor, on
+   *     LOST, a LossReason
    */
   LeadershipMethod(
       Object bean,
@@ -117,11 +117,12 @@ final class LeadershipMethod implements LeadershipHandler {
       } else if (type == LossReason.class && !reason && this.on == Transition.LOST) {
         reason = true;
       } else {
-        throw new IllegalStateException(
-            "@OnLeadership method "
-                + this.description
-                + " may take a Leadership and, on LOST, a LossReason, nothing else: "
-                + this.method);
+        throw new InvalidOnLeadershipMethodException(
+            this.description,
+            "it may take a Leadership and, on LOST, a LossReason, nothing else, but it is "
+                + this.method.toGenericString(),
+            "Declare no parameter, a dev.conch.Leadership, and on Transition.LOST also a"
+                + " dev.conch.LossReason, in any order.");
       }
     }
   }

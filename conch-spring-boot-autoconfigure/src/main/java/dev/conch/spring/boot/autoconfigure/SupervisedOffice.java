@@ -5,14 +5,16 @@ import dev.conch.InvalidArgumentException;
 import dev.conch.process.ExternalCommandRunner;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link ExternalCommandRunner} that {@code conch.runner.*} describes, and the {@link Election}
  * bean of its office, made together: the runner creates its own election, and that election is this
- * instance's one candidate for the office.
+ * instance's one candidate for the office. A runner runs once, so each start after a stop builds a
+ * fresh one from the same settings.
  */
-final class SupervisedOffice {
+final class SupervisedOffice implements AutoCloseable {
 
   /** The name of this bean, which the Election bean of the runner's office depends on. */
   static final String BEAN_NAME = "conchSupervisedOffice";
@@ -28,9 +30,28 @@ final class SupervisedOffice {
     return this.election;
   }
 
-  /** The runner, not started. */
+  /** The current runner: the one that runs, ran last, or runs next. */
   ExternalCommandRunner runner() {
     return this.election.runner();
+  }
+
+  /** Starts a runner; after a stop, a fresh one (see {@link RunnerElection}). */
+  void start() {
+    this.election.startRunner();
+  }
+
+  /** Stops the current runner; idempotent. */
+  void stop() {
+    this.election.stopRunner();
+  }
+
+  /**
+   * Stops the runner for good: also when the application's own Election beans leave the runner's
+   * election out of the context's beans.
+   */
+  @Override
+  public void close() {
+    this.election.close();
   }
 
   /**
@@ -80,12 +101,19 @@ final class SupervisedOffice {
     if (prefix != null) {
       builder.electionName(prefix + office);
     }
-    try {
-      ExternalCommandRunner built = builder.build();
-      return new SupervisedOffice(new RunnerElection(created.get(), handlers, built));
-    } catch (InvalidArgumentException ex) {
-      throw named(ex, offices.propertyOf(office));
-    }
+    String officeProperty = offices.propertyOf(office);
+    Supplier<RunnerElection.Generation> generations =
+        () -> {
+          try {
+            ExternalCommandRunner built = builder.build();
+            return new RunnerElection.Generation(built, created.get());
+          } catch (InvalidArgumentException ex) {
+            throw named(ex, officeProperty);
+          }
+        };
+    // The first runner is built now, so that a refused setting fails startup.
+    return new SupervisedOffice(
+        new RunnerElection(office, handlers, generations.get(), generations));
   }
 
   /** The runner's settings renamed to their properties; what is named already stays as it is. */

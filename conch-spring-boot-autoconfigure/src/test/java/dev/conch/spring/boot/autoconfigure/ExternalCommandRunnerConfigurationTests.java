@@ -110,6 +110,28 @@ class ExternalCommandRunnerConfigurationTests {
   }
 
   @Test
+  void loseMethodsOfTheRunnersOfficeRunOncePerTermAlsoWhenAnAcquireMethodFailed() {
+    AtomicReference<Recorder> recorder = new AtomicReference<>();
+    this.contextRunner
+        .withPropertyValues("conch.runner.command=sleep,600", "conch.runner.restart=true")
+        .withBean(Recorder.class)
+        .withUserConfiguration(OnLeadershipTests.FailingOnce.class)
+        .run(
+            context -> {
+              recorder.set(context.getBean(Recorder.class));
+              ExternalCommandRunner runner = context.getBean(ExternalCommandRunner.class);
+              await().atMost(WAIT).until(() -> runner.childPid().isPresent());
+            });
+    assertThat(recorder.get().lines())
+        .filteredOn(line -> line.startsWith("hook"))
+        .containsExactly(
+            "hook acquired failing",
+            "hook lost cleanup ACQUIRE_FAILED",
+            "hook acquired failing",
+            "hook lost cleanup RESIGNED");
+  }
+
+  @Test
   void transferOfTheRunnersOfficeIsRefused() {
     this.contextRunner
         .withPropertyValues("conch.runner.command=sleep,600")

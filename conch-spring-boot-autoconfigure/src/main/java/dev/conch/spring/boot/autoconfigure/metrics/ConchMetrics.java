@@ -16,20 +16,23 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.event.ApplicationStartedEvent;
 import org.springframework.context.ApplicationEvent;
-import org.springframework.context.ApplicationListener;
 import org.springframework.context.PayloadApplicationEvent;
+import org.springframework.context.event.GenericApplicationListener;
+import org.springframework.core.ResolvableType;
 
 /**
  * Micrometer meters of conch, tagged {@code office}: {@code conch.leader} (1 while leading, else
  * 0), {@code conch.transitions} (by {@code kind}: acquired, lost, resigned, transferred; losses by
  * {@code reason}), {@code conch.campaign} (from joining or campaigning again to leading) and {@code
- * conch.events.dropped} (events the bounded buffer dropped). {@code conch.renewal.failures} counts
- * the failed renewals of the one lease every office shares, so it has no {@code office} tag.
+ * conch.events.dropped} (a counter of the events the bounded buffer dropped). {@code
+ * conch.renewal.failures} counts the failed renewals of the one lease every office shares, so it
+ * has no {@code office} tag.
  *
  * <p>Transitions are counted from the election events the context publishes; an office's meters are
- * registered with its first event, or when the application has started.
+ * registered with its first event, or when the application has started. It listens to those events
+ * only, not to every event of the context.
  */
-public class ConchMetrics implements ApplicationListener<ApplicationEvent> {
+public class ConchMetrics implements GenericApplicationListener {
 
   /** The value of the {@code reason} tag of transitions that are no loss. */
   static final String NO_REASON = "none";
@@ -53,6 +56,16 @@ public class ConchMetrics implements ApplicationListener<ApplicationEvent> {
           .description("Failed renewals of the lease shared by every office")
           .register(registry);
     }
+  }
+
+  /** Only conch's own events: the election events, and the application's start. */
+  @Override
+  public boolean supportsEventType(ResolvableType eventType) {
+    if (ApplicationStartedEvent.class.isAssignableFrom(eventType.toClass())) {
+      return true;
+    }
+    ResolvableType payload = eventType.as(PayloadApplicationEvent.class).getGeneric();
+    return ElectionEvent.class.isAssignableFrom(payload.toClass());
   }
 
   @Override
@@ -92,7 +105,7 @@ public class ConchMetrics implements ApplicationListener<ApplicationEvent> {
           .description("Whether this instance leads the office (1) or not (0)")
           .tag("office", this.office)
           .register(ConchMetrics.this.registry);
-      Gauge.builder("conch.events.dropped", election, Election::droppedEvents)
+      FunctionCounter.builder("conch.events.dropped", election, Election::droppedEvents)
           .description("Election events dropped because listeners fell behind")
           .tag("office", this.office)
           .register(ConchMetrics.this.registry);

@@ -1,0 +1,38 @@
+package dev.conch.spring.boot.autoconfigure;
+
+/**
+ * An {@link OnLeadership @OnLeadership} method that conch refuses, and why: startup fails through
+ * {@link InvalidOnLeadershipMethodFailureAnalyzer}.
+ */
+final class InvalidOnLeadershipMethodException extends IllegalStateException {
+
+  private final String method;
+
+  private final String reason;
+
+  private final String action;
+
+  /**
+   * @param method the bean and method, as {@code "bean.method()"}
+   * @param reason why conch cannot call it as a hook
+   * @param action what to change
+   */
+  InvalidOnLeadershipMethodException(String method, String reason, String action) {
+    super("@OnLeadership method " + method + " cannot be a hook: " + reason);
+    this.method = method;
+    this.reason = reason;
+    this.action = action;
+  }
+
+  String method() {
+    return this.method;
+  }
+
+  String reason() {
+    return this.reason;
+  }
+
+  String action() {
+    return this.action;
+  }
+}
