@@ -85,8 +85,10 @@ public final class ConchAutoConfiguration {
   ConchLifecycle conchLifecycle(
       Elections elections,
       OnLeadershipAnnotationBeanPostProcessor methods,
-      ApplicationEventPublisher eventPublisher) {
-    return new ConchLifecycle(elections, methods, eventPublisher);
+      ApplicationEventPublisher eventPublisher,
+      ObjectProvider<RequiredOffices> requiredOffices) {
+    return new ConchLifecycle(
+        elections, methods, eventPublisher, requiredOffices.orderedStream().toList());
   }
 
   /** Elections in etcd, the default. */

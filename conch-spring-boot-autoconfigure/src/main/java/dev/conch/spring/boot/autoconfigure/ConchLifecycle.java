@@ -43,6 +43,8 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
 
   private final ApplicationEventPublisher eventPublisher;
 
+  private final List<RequiredOffices> requiredOffices;
+
   private final Map<Election, ElectionEventPublisher> publishers = new LinkedHashMap<>();
 
   private volatile boolean running;
@@ -54,9 +56,18 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
       Elections elections,
       OnLeadershipAnnotationBeanPostProcessor methods,
       ApplicationEventPublisher eventPublisher) {
+    this(elections, methods, eventPublisher, List.of());
+  }
+
+  ConchLifecycle(
+      Elections elections,
+      OnLeadershipAnnotationBeanPostProcessor methods,
+      ApplicationEventPublisher eventPublisher,
+      List<RequiredOffices> requiredOffices) {
     this.elections = elections;
     this.methods = methods;
     this.eventPublisher = eventPublisher;
+    this.requiredOffices = requiredOffices;
   }
 
   /** Gives each election its hooks and publisher, once every singleton has been seen. */
@@ -70,6 +81,11 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
     for (LeadershipMethod method : this.methods.methods()) {
       Election election = this.elections.getOrCreate(officeOf(method));
       byElection.computeIfAbsent(election, e -> new ArrayList<>()).add(method);
+    }
+    for (RequiredOffices required : this.requiredOffices) {
+      for (RequiredOffices.Requirement requirement : required.offices()) {
+        this.elections.getOrCreate(officeOf(requirement.office(), requirement.neededBy()));
+      }
     }
     if (this.elections.all().isEmpty()) {
       throw new InvalidArgumentException(
@@ -108,8 +124,12 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
   }
 
   private String officeOf(LeadershipMethod method) {
-    if (!method.office().isEmpty()) {
-      return method.office();
+    return officeOf(method.office(), method.toString());
+  }
+
+  private String officeOf(String office, String neededBy) {
+    if (!office.isEmpty()) {
+      return office;
     }
     return this.elections
         .defaultOffice()
@@ -119,7 +139,7 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
                     "conch.office",
                     null,
                     "the office of "
-                        + method
+                        + neededBy
                         + ", which names none: set conch.office or spring.application.name,"
                         + " or name the office in the annotation"));
   }
