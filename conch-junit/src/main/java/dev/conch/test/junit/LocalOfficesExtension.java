@@ -89,7 +89,10 @@ public final class LocalOfficesExtension
     return offices;
   }
 
-  /** A started candidate {@code id} for {@code office}, with the default options; closed after the test. */
+  /**
+   * A started candidate {@code id} for {@code office}, with the default options; closed after the
+   * test.
+   */
   public Election candidate(String office, String id) {
     return candidate(ElectionOptions.forOffice(office).withCandidateId(id));
   }
@@ -105,10 +108,11 @@ public final class LocalOfficesExtension
   /** Waits until candidate {@code id} leads {@code office} in the store; returns it as stored. */
   public Holder awaitLeader(String office, String id) {
     await(
-        () -> store().leader(office).map(h -> id.equals(h.id())).orElse(false)
-            && this.candidates.stream()
-                .filter(c -> c.office().equals(office) && id.equals(c.candidate().id()))
-                .allMatch(Election::isLeader),
+        () ->
+            store().leader(office).map(h -> id.equals(h.id())).orElse(false)
+                && this.candidates.stream()
+                    .filter(c -> c.office().equals(office) && id.equals(c.candidate().id()))
+                    .allMatch(Election::isLeader),
         id + " to lead office " + office);
     return store().leader(office).orElseThrow();
   }

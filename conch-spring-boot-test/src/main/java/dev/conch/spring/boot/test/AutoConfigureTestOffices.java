@@ -15,9 +15,9 @@ import org.springframework.test.context.TestPropertySource;
 /**
  * Replaces etcd with conch's in-memory offices in a {@code @SpringBootTest} or a slice test
  * ({@code @WebMvcTest}, {@code @DataJpaTest}, ...), and adds a {@link TestOffices} bean that
- * scripts leadership: this instance leads every office at first; the test grants, revokes,
- * expires, fails renewal, or lets another candidate lead, and each call returns once the hooks of
- * the transition have run.
+ * scripts leadership: this instance leads every office at first; the test grants, revokes, expires,
+ * fails renewal, or lets another candidate lead, and each call returns once the hooks of the
+ * transition have run.
  *
  * <pre>{@code
  * @SpringBootTest

@@ -20,10 +20,10 @@ import org.springframework.beans.factory.DisposableBean;
 
 /**
  * Scripts the leadership of this application's offices in a test, on the in-memory offices that
- * {@link AutoConfigureTestOffices @AutoConfigureTestOffices} puts in place of etcd. Each
- * transition returns once it happened: once this instance's term ended (its lose hooks ran, its
- * lifecycle beans stopped, its loss event was sent) or once it leads (its acquire hooks ran). Each
- * wait is bounded by the timeout and fails the test with what it saw.
+ * {@link AutoConfigureTestOffices @AutoConfigureTestOffices} puts in place of etcd. Each transition
+ * returns once it happened: once this instance's term ended (its lose hooks ran, its lifecycle
+ * beans stopped, its loss event was sent) or once it leads (its acquire hooks ran). Each wait is
+ * bounded by the timeout and fails the test with what it saw.
  *
  * <p>After {@link #revoke}, {@link #expire} or {@link #failRenewal} this instance campaigns again
  * and, being the only candidate, soon leads again with a new token; {@link #electOther} keeps it
