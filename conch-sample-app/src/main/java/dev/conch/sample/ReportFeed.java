@@ -44,6 +44,12 @@ public class ReportFeed implements SmartLifecycle {
     return this.running;
   }
 
+  /** Not with the context: conch starts it when this instance wins the office. */
+  @Override
+  public boolean isAutoStartup() {
+    return false;
+  }
+
   /** Runs on the leader only; a term that ends mid-run shows in {@code term.isValid()}. */
   @Scheduled(fixedDelayString = "${sample.report.interval}")
   @LeaderOnly

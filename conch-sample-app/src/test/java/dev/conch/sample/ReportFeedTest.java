@@ -33,7 +33,9 @@ class ReportFeedTest {
     this.offices.electOther(office, "other-instance");
     assertThat(this.feed.isRunning()).isFalse();
     long ran = this.offices.runs("ReportFeed.tick()");
-    await().atMost(Duration.ofSeconds(10)).until(() -> this.offices.skips("ReportFeed.tick()") >= 2);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> this.offices.skips("ReportFeed.tick()") >= 2);
     assertThat(this.offices.runs("ReportFeed.tick()")).isEqualTo(ran);
     this.offices.grant(office);
     await().atMost(Duration.ofSeconds(10)).until(this.feed::isRunning);
