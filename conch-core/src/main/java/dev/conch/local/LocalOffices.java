@@ -71,6 +71,14 @@ public final class LocalOffices {
   }
 
   /**
+   * Ends the current leader's grant as if renewing its lease had failed: it stops leading (reason
+   * {@code RENEWAL_FAILED}) and campaigns again; the next candidate leads.
+   */
+  public void failRenewal(String office) {
+    end(office, LossReason.RENEWAL_FAILED);
+  }
+
+  /**
    * Makes the candidate with {@code candidateId} lead {@code office} at once, with a new token: the
    * current leader's grant ends as if its key were deleted.
    *

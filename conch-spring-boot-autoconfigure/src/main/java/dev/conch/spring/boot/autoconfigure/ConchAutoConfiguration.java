@@ -85,8 +85,14 @@ public final class ConchAutoConfiguration {
       Elections elections,
       OnLeadershipAnnotationBeanPostProcessor methods,
       ApplicationEventPublisher eventPublisher,
-      ObjectProvider<LeaderReadiness> leaderReadiness) {
-    return new ConchLifecycle(elections, methods, eventPublisher, leaderReadiness.getIfAvailable());
+      ObjectProvider<LeaderReadiness> leaderReadiness,
+      ObjectProvider<RequiredOffices> requiredOffices) {
+    return new ConchLifecycle(
+        elections,
+        methods,
+        eventPublisher,
+        leaderReadiness.getIfAvailable(),
+        requiredOffices.orderedStream().toList());
   }
 
   /** Elections in etcd, the default. */

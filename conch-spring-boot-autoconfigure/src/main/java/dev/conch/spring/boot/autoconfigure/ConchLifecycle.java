@@ -48,6 +48,8 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
 
   private final @Nullable LeaderReadiness leaderReadiness;
 
+  private final List<RequiredOffices> requiredOffices;
+
   private final Map<Election, ElectionEventPublisher> publishers = new ConcurrentHashMap<>();
 
   private final Stops stops = new Stops();
@@ -62,10 +64,20 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
       OnLeadershipAnnotationBeanPostProcessor methods,
       ApplicationEventPublisher eventPublisher,
       @Nullable LeaderReadiness leaderReadiness) {
+    this(elections, methods, eventPublisher, leaderReadiness, List.of());
+  }
+
+  ConchLifecycle(
+      Elections elections,
+      OnLeadershipAnnotationBeanPostProcessor methods,
+      ApplicationEventPublisher eventPublisher,
+      @Nullable LeaderReadiness leaderReadiness,
+      List<RequiredOffices> requiredOffices) {
     this.elections = elections;
     this.methods = methods;
     this.eventPublisher = eventPublisher;
     this.leaderReadiness = leaderReadiness;
+    this.requiredOffices = requiredOffices;
   }
 
   /** Gives each election its hooks and publisher, once every singleton has been seen. */
@@ -79,6 +91,11 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
     for (LeadershipMethod method : this.methods.methods()) {
       Election election = this.elections.getOrCreate(officeOf(method));
       byElection.computeIfAbsent(election, e -> new ArrayList<>()).add(method);
+    }
+    for (RequiredOffices required : this.requiredOffices) {
+      for (RequiredOffices.Requirement requirement : required.offices()) {
+        this.elections.getOrCreate(officeOf(requirement.office(), requirement.neededBy()));
+      }
     }
     if (this.elections.all().isEmpty()) {
       throw new InvalidArgumentException(
@@ -149,8 +166,12 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
   }
 
   private String officeOf(LeadershipMethod method) {
-    if (!method.office().isEmpty()) {
-      return method.office();
+    return officeOf(method.office(), method.toString());
+  }
+
+  private String officeOf(String office, String neededBy) {
+    if (!office.isEmpty()) {
+      return office;
     }
     return this.elections
         .defaultOffice()
@@ -160,7 +181,7 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
                     "conch.office",
                     null,
                     "the office of "
-                        + method
+                        + neededBy
                         + ", which names none: set conch.office or spring.application.name,"
                         + " or name the office in the annotation"));
   }

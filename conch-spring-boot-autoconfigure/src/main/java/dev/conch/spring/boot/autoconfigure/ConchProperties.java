@@ -154,6 +154,9 @@ public class ConchProperties {
     /** Time kept free before the lease deadline for this office. */
     private @Nullable Duration safetyMargin;
 
+    /** Names of Lifecycle beans started while this instance leads this office, stopped on loss. */
+    private List<String> lifecycleBeans = new ArrayList<>();
+
     public @Nullable Duration getHookTimeout() {
       return this.hookTimeout;
     }
@@ -176,6 +179,14 @@ public class ConchProperties {
 
     public void setSafetyMargin(@Nullable Duration safetyMargin) {
       this.safetyMargin = safetyMargin;
+    }
+
+    public List<String> getLifecycleBeans() {
+      return this.lifecycleBeans;
+    }
+
+    public void setLifecycleBeans(List<String> lifecycleBeans) {
+      this.lifecycleBeans = lifecycleBeans;
     }
   }
 

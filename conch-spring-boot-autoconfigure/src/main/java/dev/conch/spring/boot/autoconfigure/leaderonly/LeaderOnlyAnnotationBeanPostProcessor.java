@@ -1,0 +1,155 @@
+package dev.conch.spring.boot.autoconfigure.leaderonly;
+
+import dev.conch.spring.boot.autoconfigure.Elections;
+import dev.conch.spring.boot.autoconfigure.RequiredOffices;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.framework.AopInfrastructureBean;
+import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.scheduling.annotation.Async;
+
+/**
+ * Proxies every bean that has {@link LeaderOnly @LeaderOnly} methods (or adds the advice to its
+ * existing proxy, ahead of the other advisors, so that no transaction opens for a skipped call),
+ * refuses methods a proxy cannot guard, and names the offices they need.
+ *
+ * <p>It runs before the {@code @Scheduled} post-processor, so that scheduled calls go through the
+ * proxy.
+ */
+public final class LeaderOnlyAnnotationBeanPostProcessor
+    extends AbstractBeanFactoryAwareAdvisingPostProcessor implements RequiredOffices {
+
+  private final List<Requirement> offices = new CopyOnWriteArrayList<>();
+
+  private final Set<Class<?>> checked = ConcurrentHashMap.newKeySet();
+
+  /** A post-processor with class-based proxies, ordered before {@code @Scheduled}'s. */
+  public LeaderOnlyAnnotationBeanPostProcessor() {
+    setProxyTargetClass(true);
+    setBeforeExistingAdvisors(true);
+    setOrder(Ordered.LOWEST_PRECEDENCE - 1);
+  }
+
+  @Override
+  public void setBeanFactory(BeanFactory beanFactory) {
+    super.setBeanFactory(beanFactory);
+    LeaderOnlyMethodInterceptor interceptor =
+        new LeaderOnlyMethodInterceptor(
+            () -> beanFactory.getBean(Elections.class),
+            office -> resolve(beanFactory, office),
+            new Listeners(beanFactory));
+    this.advisor =
+        new DefaultPointcutAdvisor(
+            new AnnotationMatchingPointcut(null, LeaderOnly.class, true), interceptor);
+  }
+
+  @Override
+  public Object postProcessAfterInitialization(Object bean, String beanName) {
+    if (!(bean instanceof AopInfrastructureBean)) {
+      check(AopProxyUtils.ultimateTargetClass(bean), beanName);
+    }
+    return super.postProcessAfterInitialization(bean, beanName);
+  }
+
+  @Override
+  public Collection<Requirement> offices() {
+    return List.copyOf(this.offices);
+  }
+
+  private void check(Class<?> targetClass, String beanName) {
+    if (!AnnotationUtils.isCandidateClass(targetClass, LeaderOnly.class)
+        || !this.checked.add(targetClass)) {
+      return;
+    }
+    Map<Method, LeaderOnly> annotated =
+        MethodIntrospector.selectMethods(
+            targetClass,
+            (MethodIntrospector.MetadataLookup<LeaderOnly>)
+                method -> AnnotatedElementUtils.findMergedAnnotation(method, LeaderOnly.class));
+    annotated.forEach(
+        (method, annotation) -> {
+          String description = "@LeaderOnly " + beanName + "." + method.getName() + "()";
+          int modifiers = method.getModifiers();
+          if (Modifier.isPrivate(modifiers)
+              || Modifier.isFinal(modifiers)
+              || Modifier.isStatic(modifiers)) {
+            throw new InvalidLeaderOnlyMethodException(
+                method,
+                "is "
+                    + Modifier.toString(
+                        modifiers & (Modifier.PRIVATE | Modifier.FINAL | Modifier.STATIC))
+                    + ", so no proxy can intercept it and it would run on every instance",
+                "Make it neither private, final nor static.");
+          }
+          if (AnnotatedElementUtils.hasAnnotation(method, Async.class)
+              || AnnotatedElementUtils.hasAnnotation(targetClass, Async.class)) {
+            throw new InvalidLeaderOnlyMethodException(
+                method,
+                "is also @Async: leadership would be checked on the caller's thread and the"
+                    + " work done on another, possibly after the term ended",
+                "Remove @Async, or call the @LeaderOnly method from inside the @Async one.");
+          }
+          this.offices.add(
+              new Requirement(resolve(this.beanFactory, annotation.office()), description));
+        });
+  }
+
+  private static String resolve(@Nullable BeanFactory beanFactory, String office) {
+    if (beanFactory instanceof ConfigurableBeanFactory configurable) {
+      String resolved = configurable.resolveEmbeddedValue(office);
+      return (resolved != null) ? resolved : "";
+    }
+    return office;
+  }
+
+  /** Every {@link LeaderOnlyInvocations} bean, looked up on first use. */
+  private static final class Listeners implements LeaderOnlyInvocations {
+
+    private final BeanFactory beanFactory;
+
+    private volatile List<LeaderOnlyInvocations> all;
+
+    Listeners(BeanFactory beanFactory) {
+      this.beanFactory = beanFactory;
+    }
+
+    @Override
+    public void run(String office, String method) {
+      all().forEach(listener -> listener.run(office, method));
+    }
+
+    @Override
+    public void skipped(String office, String method) {
+      all().forEach(listener -> listener.skipped(office, method));
+    }
+
+    private List<LeaderOnlyInvocations> all() {
+      List<LeaderOnlyInvocations> listeners = this.all;
+      if (listeners == null) {
+        listeners =
+            (this.beanFactory instanceof ListableBeanFactory listable)
+                ? List.copyOf(listable.getBeansOfType(LeaderOnlyInvocations.class).values())
+                : List.of();
+        this.all = listeners;
+      }
+      return listeners;
+    }
+  }
+}
