@@ -82,7 +82,9 @@ final class LeadershipTerm implements Leadership.Validity {
         return endReason(failed);
       }
     }
-    return endReason();
+    // Whether the term still holds, from the facts alone: a term whose hooks all passed did lead
+    // (its work may have run already), so a resign asked for meanwhile ends it after it began.
+    return endReason(null);
   }
 
   /** Waits on {@code monitor} until the term ends; returns why. */
