@@ -11,8 +11,8 @@ import org.springframework.security.config.http.SessionCreationPolicy;
 import org.springframework.security.web.SecurityFilterChain;
 
 /**
- * Who may change leadership through the actuator. Reading is open: the page, health, and the
- * {@code conch} endpoint's reads, which load balancers and scripts poll without credentials. The
+ * Who may change leadership through the actuator. Reading is open: the page, health, and the {@code
+ * conch} endpoint's reads, which load balancers and scripts poll without credentials. The
  * endpoint's write operation ({@code POST /actuator/conch/{office}}: resign, transfer) takes a user
  * with the role {@value #OPERATOR}, over HTTP basic: by default {@code spring.security.user.*}
  * (name {@code operator}; give it a password with {@code --spring.security.user.password=...}).

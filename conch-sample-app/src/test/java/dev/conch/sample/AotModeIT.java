@@ -44,7 +44,8 @@ class AotModeIT {
       assertThat(first.app().claims()).isTrue();
       assertThat(first.app().conchHealth()).contains("UP");
 
-      HandOver handOver = apps.stopLeader(first, SampleAppProcess::terminate, Duration.ofSeconds(30));
+      HandOver handOver =
+          apps.stopLeader(first, SampleAppProcess::terminate, Duration.ofSeconds(30));
 
       Figures.record(handOver.describe("graceful in AOT mode (SIGTERM, ttl 30s)"));
       assertThat(handOver.to().token()).isGreaterThan(first.token());
@@ -57,7 +58,8 @@ class AotModeIT {
   @Test
   void officeComesFromTheEnvironmentTheAppRunsWithNotTheBuilds() {
     try (SampleApps apps =
-        SampleApps.start("aot-office", 1, AOT, "--conch.office=" + SampleAppProcess.OFFICE + "-2")) {
+        SampleApps.start(
+            "aot-office", 1, AOT, "--conch.office=" + SampleAppProcess.OFFICE + "-2")) {
       SampleAppProcess app = apps.running().get(0);
       String office = SampleAppProcess.OFFICE + "-2";
       await("leadership of " + office)

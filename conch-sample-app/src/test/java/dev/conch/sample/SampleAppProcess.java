@@ -249,8 +249,7 @@ final class SampleAppProcess implements AutoCloseable {
       request.header(
           "Authorization",
           "Basic "
-              + Base64.getEncoder()
-                  .encodeToString(credentials.getBytes(StandardCharsets.UTF_8)));
+              + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)));
     }
     return send(request.build());
   }

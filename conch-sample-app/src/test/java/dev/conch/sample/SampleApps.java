@@ -69,13 +69,7 @@ final class SampleApps implements AutoCloseable {
       for (int port : ports) {
         apps.apps.add(
             SampleAppProcess.start(
-                jar,
-                logs,
-                name + "-" + i++,
-                port,
-                apps.etcd.endpoints(),
-                jvmArgs,
-                List.of(args)));
+                jar, logs, name + "-" + i++, port, apps.etcd.endpoints(), jvmArgs, List.of(args)));
       }
       for (SampleAppProcess app : apps.apps) {
         await("start of " + app)
