@@ -6,12 +6,16 @@ import static org.awaitility.Awaitility.await;
 import dev.conch.Election;
 import dev.conch.Leadership;
 import dev.conch.spring.boot.autoconfigure.OnLeadership.Transition;
+import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpoint;
+import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpointAutoConfiguration;
+import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpointWebExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.predicate.ReflectionHintsPredicates;
 import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
 import org.springframework.aot.test.generate.TestGenerationContext;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -95,12 +99,39 @@ class ConchAotTests {
         .accepts(hints);
   }
 
+  @Test
+  void endpointOperationsAndEveryDescriptorTheyAnswerWithAreRegistered() {
+    RuntimeHints hints =
+        generate(
+                EndpointApplication.class,
+                "conch.office=reports",
+                "management.endpoints.web.exposure.include=conch")
+            .context()
+            .getRuntimeHints();
+
+    ReflectionHintsPredicates reflection = RuntimeHintsPredicates.reflection();
+    assertThat(reflection.onMethodInvocation(ConchEndpoint.class, "conch")).accepts(hints);
+    assertThat(reflection.onMethodInvocation(ConchEndpoint.class, "act")).accepts(hints);
+    for (Class<?> descriptor :
+        List.of(
+            ConchEndpoint.HolderDescriptor.class,
+            ConchEndpoint.AssertionDescriptor.class,
+            ConchEndpoint.ActionDescriptor.class,
+            ConchEndpointWebExtension.ErrorDescriptor.class)) {
+      assertThat(reflection.onType(descriptor)).as("%s", descriptor).accepts(hints);
+    }
+  }
+
   /** Generates the code of an application with {@code properties}, in standalone mode. */
   private static GenerationResult generate(String... properties) {
+    return generate(Application.class, properties);
+  }
+
+  private static GenerationResult generate(Class<?> application, String... properties) {
     try (AnnotationConfigApplicationContext building = new AnnotationConfigApplicationContext()) {
       TestPropertyValues.of("conch.standalone=true").and(properties).applyTo(building);
-      building.register(Application.class);
-      TestGenerationContext generationContext = new TestGenerationContext(Application.class);
+      building.register(application);
+      TestGenerationContext generationContext = new TestGenerationContext(application);
       ClassName initializer =
           new ApplicationContextAotGenerator().processAheadOfTime(building, generationContext);
       generationContext.writeGeneratedContent();
@@ -124,6 +155,10 @@ class ConchAotTests {
       return new Qualified(billing);
     }
   }
+
+  @Configuration(proxyBeanMethods = false)
+  @ImportAutoConfiguration({ConchAutoConfiguration.class, ConchEndpointAutoConfiguration.class})
+  static class EndpointApplication {}
 
   record Qualified(Election billing) {}
 
