@@ -6,11 +6,13 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -63,14 +65,22 @@ final class SampleAppProcess implements AutoCloseable {
   /**
    * Starts {@code jar} as candidate {@code id} on {@code port}, its output in {@code dir/<id>.log}.
    *
+   * @param jvmArgs options of the JVM, such as {@code -Dspring.aot.enabled=true}
    * @param args further {@code --property=value} arguments
    */
   static SampleAppProcess start(
-      Path jar, Path dir, String id, int port, String endpoints, List<String> args) {
+      Path jar,
+      Path dir,
+      String id,
+      int port,
+      String endpoints,
+      List<String> jvmArgs,
+      List<String> args) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     // Quicker start-up for a short-lived test instance; the app itself does not depend on these.
     command.addAll(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx256m"));
+    command.addAll(jvmArgs);
     command.addAll(List.of("-jar", jar.toString()));
     command.add("--server.port=" + port);
     command.add("--conch.etcd.endpoints=" + endpoints);
@@ -218,10 +228,33 @@ final class SampleAppProcess implements AutoCloseable {
 
   /** One GET; status -1 when the app could not be reached in time. */
   Answer get(String path) {
-    HttpRequest request =
+    return send(
         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
             .timeout(REQUEST_TIMEOUT)
-            .build();
+            .build());
+  }
+
+  /**
+   * One POST of a JSON {@code body}, with HTTP basic {@code user}:{@code password} unless {@code
+   * user} is null; status -1 when the app could not be reached in time.
+   */
+  Answer post(String path, String body, String user, String password) {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
+            .timeout(REQUEST_TIMEOUT)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body));
+    if (user != null) {
+      String credentials = user + ":" + password;
+      request.header(
+          "Authorization",
+          "Basic "
+              + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)));
+    }
+    return send(request.build());
+  }
+
+  private Answer send(HttpRequest request) {
     try {
       HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
       return new Answer(response.statusCode(), response.body());

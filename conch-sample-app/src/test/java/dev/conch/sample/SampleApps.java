@@ -52,6 +52,14 @@ final class SampleApps implements AutoCloseable {
    * waits until all of them serve HTTP.
    */
   static SampleApps start(String name, int count, String... args) {
+    return start(name, count, List.of(), args);
+  }
+
+  /**
+   * Starts etcd and {@code count} instances named {@code <name>-1..n}, each JVM with {@code
+   * jvmArgs} and each application with {@code args}, and waits until all of them serve HTTP.
+   */
+  static SampleApps start(String name, int count, List<String> jvmArgs, String... args) {
     SampleApps apps = new SampleApps(EtcdCluster.start(1));
     try {
       Path jar = Path.of(System.getProperty("conch.sample.jar", "target/conch-sample-app.jar"));
@@ -61,7 +69,7 @@ final class SampleApps implements AutoCloseable {
       for (int port : ports) {
         apps.apps.add(
             SampleAppProcess.start(
-                jar, logs, name + "-" + i++, port, apps.etcd.endpoints(), List.of(args)));
+                jar, logs, name + "-" + i++, port, apps.etcd.endpoints(), jvmArgs, List.of(args)));
       }
       for (SampleAppProcess app : apps.apps) {
         await("start of " + app)

@@ -216,9 +216,17 @@ public final class ConchAutoConfiguration {
     }
   }
 
-  /** An Election bean per configured office, unless the application defines its own. */
+  /**
+   * An Election bean per configured office, unless the application defines its own: registered when
+   * the context refreshes, from the offices of the environment it runs with.
+   */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnMissingBean(Election.class)
-  @Import(ElectionsRegistrar.class)
-  static class ElectionBeansConfiguration {}
+  static class ElectionBeansConfiguration {
+
+    @Bean
+    static ElectionsRegistrar conchElectionsRegistrar(Environment environment) {
+      return new ElectionsRegistrar(environment);
+    }
+  }
 }

@@ -1,16 +1,18 @@
 package dev.conch.spring.boot.autoconfigure;
 
 import dev.conch.Election;
+import dev.conch.InvalidArgumentException;
 import org.springframework.beans.factory.BeanFactory;
-import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.beans.factory.aot.BeanRegistrationAotProcessor;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.AutowireCandidateQualifier;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
 import org.springframework.beans.factory.support.RootBeanDefinition;
-import org.springframework.context.EnvironmentAware;
-import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.Environment;
-import org.springframework.core.type.AnnotationMetadata;
 
 /**
  * Registers one {@link Election} bean per configured office, named {@code conchElection.<office>}
@@ -18,31 +20,41 @@ import org.springframework.core.type.AnnotationMetadata;
  * the candidate for {@code billing}. The default office's bean is primary: a plain {@code Election}
  * injection point gets it. The bean of the runner's office ({@code conch.runner.*}) is the runner's
  * own election.
+ *
+ * <p>The offices are read from the environment the application runs with, also when it runs from
+ * code generated ahead of time ({@code spring-boot:process-aot}): this post-processor is itself a
+ * bean of that code, and it registers the Election beans when the context refreshes. They are
+ * marked to be left out of the generated code, so that the offices of the build's environment never
+ * become beans of the running application.
  */
-final class ElectionsRegistrar
-    implements ImportBeanDefinitionRegistrar, EnvironmentAware, BeanFactoryAware {
+final class ElectionsRegistrar implements BeanDefinitionRegistryPostProcessor {
 
   /** Prefix of the bean names; the office name follows it. */
   static final String BEAN_NAME_PREFIX = "conchElection.";
 
-  private Environment environment;
+  private final Environment environment;
 
-  private BeanFactory beanFactory;
-
-  @Override
-  public void setEnvironment(Environment environment) {
+  ElectionsRegistrar(Environment environment) {
     this.environment = environment;
   }
 
   @Override
-  public void setBeanFactory(BeanFactory beanFactory) {
-    this.beanFactory = beanFactory;
-  }
-
-  @Override
-  public void registerBeanDefinitions(
-      AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
+  public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) {
+    BeanFactory beanFactory = (BeanFactory) registry;
     ConfiguredOffices offices = ConfiguredOffices.of(this.environment);
+    boolean supervised = registry.containsBeanDefinition(SupervisedOffice.BEAN_NAME);
+    if (offices.runnerOffice() != null && !supervised) {
+      // Only where the runner's condition was decided with another environment: ahead of time.
+      throw new InvalidArgumentException(
+          "conch.runner.command",
+          Binder.get(this.environment)
+              .bind("conch.runner.command", Bindable.listOf(String.class))
+              .map(command -> String.join(" ", command))
+              .orElse(null),
+          "no command in an application whose code was generated ahead of time without one: the"
+              + " runner is a condition decided at build time, so set conch.runner.command (or"
+              + " the profile that sets it) when running spring-boot:process-aot as well");
+    }
     for (String office : offices.names()) {
       RootBeanDefinition definition;
       if (offices.isRunnerOffice(office)) {
@@ -51,21 +63,25 @@ final class ElectionsRegistrar
             new RootBeanDefinition(
                 Election.class,
                 () ->
-                    this.beanFactory
+                    beanFactory
                         .getBean(SupervisedOffice.BEAN_NAME, SupervisedOffice.class)
                         .election());
         definition.setDependsOn(ElectionFactory.BEAN_NAME, SupervisedOffice.BEAN_NAME);
       } else {
         definition =
             new RootBeanDefinition(
-                Election.class,
-                () -> this.beanFactory.getBean(ElectionFactory.class).create(office));
+                Election.class, () -> beanFactory.getBean(ElectionFactory.class).create(office));
         // Destroyed before the factory, and so before the session and the client behind it.
         definition.setDependsOn(ElectionFactory.BEAN_NAME);
       }
       definition.addQualifier(new AutowireCandidateQualifier(Qualifier.class, office));
       definition.setPrimary(office.equals(offices.defaultOffice()));
+      // Registered again from the runtime environment, never from the generated code.
+      definition.setAttribute(BeanRegistrationAotProcessor.IGNORE_REGISTRATION_ATTRIBUTE, true);
       registry.registerBeanDefinition(BEAN_NAME_PREFIX + office, definition);
     }
   }
+
+  @Override
+  public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {}
 }

@@ -6,20 +6,25 @@ import dev.conch.Election;
 import dev.conch.EtcdUnavailableException;
 import dev.conch.Holder;
 import dev.conch.Leadership;
+import dev.conch.NotLeaderException;
 import dev.conch.Offices;
 import dev.conch.State;
 import dev.conch.spring.boot.autoconfigure.Elections;
 import dev.conch.spring.boot.autoconfigure.LeaderObservedEvent;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.context.ApplicationListener;
 
 /**
@@ -29,8 +34,16 @@ import org.springframework.context.ApplicationListener;
  * <p>Over the web, {@link ConchEndpointWebExtension} adds the status codes scripts and load
  * balancers rely on; the operations here serve JMX, where the assertion is {@code assertion(office,
  * "assert", minRev)}.
+ *
+ * <p>Access is {@link Access#READ_ONLY read-only} by default: the write operation ({@code resign},
+ * {@code transfer}) is mapped only with {@code management.endpoint.conch.access=unrestricted} (or
+ * {@code management.endpoints.access.default=unrestricted}), and never above {@code
+ * management.endpoints.access.max-permitted}.
+ *
+ * <p>Every descriptor is an {@link OperationResponseBody}: the actuator's own JSON mapper writes
+ * it, whatever the application does to its own.
  */
-@Endpoint(id = "conch")
+@Endpoint(id = "conch", defaultAccess = Access.READ_ONLY)
 public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
 
   /** The only word accepted after the office: {@code /actuator/conch/{office}/assert}. */
@@ -118,6 +131,36 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
         held, leader.map(Holder::rev).orElse(null), leader.map(Holder::host).orElse(null), null);
   }
 
+  /**
+   * Resigns from or transfers {@code office}. {@code resign} leaves the election: the next
+   * candidate leads at once, and this instance does not campaign again until it restarts. {@code
+   * transfer} hands the office over and queues again at the back.
+   *
+   * @param action {@code resign} or {@code transfer}
+   * @throws NoSuchElementException when this instance does not campaign for {@code office}
+   * @throws IllegalArgumentException for any other action
+   * @throws NotLeaderException on {@code transfer} while not leading
+   * @throws UnsupportedOperationException when the office's election cannot do it (the runner's)
+   */
+  @WriteOperation
+  public ActionDescriptor act(@Selector String office, String action) {
+    Election election =
+        this.elections
+            .find(office)
+            .orElseThrow(
+                () ->
+                    new NoSuchElementException(
+                        "this instance does not campaign for office '" + office + "'"));
+    switch (action) {
+      case "resign" -> election.resign();
+      case "transfer" -> election.transfer();
+      default ->
+          throw new IllegalArgumentException(
+              "unknown action '" + action + "'; use resign or transfer");
+    }
+    return new ActionDescriptor(office, action, election.state());
+  }
+
   private OfficeDescriptor describe(Election election) {
     OptionalLong token = election.token();
     Optional<Holder> leader =
@@ -138,7 +181,8 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
    * @param candidate who this instance is in every office
    * @param offices the offices it takes part in
    */
-  public record ConchDescriptor(CandidateDescriptor candidate, List<OfficeDescriptor> offices) {}
+  public record ConchDescriptor(CandidateDescriptor candidate, List<OfficeDescriptor> offices)
+      implements OperationResponseBody {}
 
   /**
    * Who this instance is.
@@ -147,7 +191,8 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
    * @param host the host name
    * @param pid the process id
    */
-  public record CandidateDescriptor(String id, String host, long pid) {}
+  public record CandidateDescriptor(String id, String host, long pid)
+      implements OperationResponseBody {}
 
   /**
    * One office this instance takes part in.
@@ -159,7 +204,8 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
    */
   @JsonInclude(Include.ALWAYS)
   public record OfficeDescriptor(
-      String office, State state, @Nullable HolderDescriptor leader, @Nullable Long token) {}
+      String office, State state, @Nullable HolderDescriptor leader, @Nullable Long token)
+      implements OperationResponseBody {}
 
   /**
    * A holder of an office: the holder JSON of its key, plus its create revision ({@code rev}, the
@@ -184,7 +230,8 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
       @Nullable String id,
       long rev,
       String lease,
-      @JsonInclude(Include.NON_NULL) @Nullable String value) {
+      @JsonInclude(Include.NON_NULL) @Nullable String value)
+      implements OperationResponseBody {
 
     static HolderDescriptor of(Holder holder) {
       return new HolderDescriptor(
@@ -212,5 +259,16 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
       boolean held,
       @Nullable Long rev,
       @Nullable String host,
-      @JsonInclude(Include.NON_NULL) @Nullable String error) {}
+      @JsonInclude(Include.NON_NULL) @Nullable String error)
+      implements OperationResponseBody {}
+
+  /**
+   * What was done to an office.
+   *
+   * @param office the office
+   * @param action {@code resign} or {@code transfer}
+   * @param state the state of this instance's candidate afterwards
+   */
+  public record ActionDescriptor(String office, String action, State state)
+      implements OperationResponseBody {}
 }

@@ -2,6 +2,7 @@ package dev.conch.spring.boot.autoconfigure.actuate;
 
 import dev.conch.Election;
 import dev.conch.Holder;
+import dev.conch.InvalidArgumentException;
 import dev.conch.etcd.EtcdSession;
 import dev.conch.local.LocalOffices;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
@@ -14,17 +15,18 @@ import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointEx
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.ImportRuntimeHints;
+import org.springframework.core.env.Environment;
 
 /**
  * {@link EnableAutoConfiguration Auto-configuration} for the {@link ConchEndpoint} and its web
- * extension, when the actuator is on the class path. The write operation is mapped only with {@code
- * conch.endpoint.write.enabled=true}: then {@link WritableConchEndpointWebExtension} takes the
- * place of {@link ConchEndpointWebExtension}.
+ * extension, when the actuator is on the class path. The endpoint's access is read-only by default:
+ * the actuator maps the write operation only with {@code management.endpoint.conch.access=
+ * unrestricted}.
  *
  * <p>The actuator's own conditions sit on a nested configuration, below the class condition: they
  * are not even loaded when the actuator is absent.
@@ -32,7 +34,11 @@ import org.springframework.context.annotation.Configuration;
 @AutoConfiguration(after = ConchAutoConfiguration.class)
 @ConditionalOnClass({Election.class, ConditionalOnAvailableEndpoint.class})
 @ConditionalOnBean(Elections.class)
+@ImportRuntimeHints(ConchEndpointRuntimeHints.class)
 public final class ConchEndpointAutoConfiguration {
+
+  /** The property that once mapped the write operation, refused at startup since it was removed. */
+  static final String REMOVED_WRITE_PROPERTY = "conch.endpoint.write.enabled";
 
   /** The endpoint, when it is available; over the web, the extension with the status codes. */
   @Configuration(proxyBeanMethods = false)
@@ -44,30 +50,34 @@ public final class ConchEndpointAutoConfiguration {
     ConchEndpoint conchEndpoint(
         Elections elections,
         ObjectProvider<EtcdSession> session,
-        ObjectProvider<LocalOffices> localOffices) {
+        ObjectProvider<LocalOffices> localOffices,
+        Environment environment) {
+      refuseRemovedWriteProperty(environment);
       return new ConchEndpoint(elections, leaders(elections, session, localOffices));
+    }
+
+    /**
+     * {@code conch.endpoint.write.enabled} was replaced by Boot's endpoint access; an application
+     * that still sets it is told so rather than silently losing (or keeping) its write operation.
+     */
+    private static void refuseRemovedWriteProperty(Environment environment) {
+      String value = environment.getProperty(REMOVED_WRITE_PROPERTY);
+      if (value != null) {
+        throw new InvalidArgumentException(
+            REMOVED_WRITE_PROPERTY,
+            value,
+            "no value: the property was removed. Write operations follow the endpoint's access:"
+                + " management.endpoint.conch.access=unrestricted maps them, read-only (the"
+                + " default) does not");
+      }
     }
 
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBean(ConchEndpoint.class)
     @ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
-    @ConditionalOnBooleanProperty(
-        name = "conch.endpoint.write.enabled",
-        havingValue = false,
-        matchIfMissing = true)
     ConchEndpointWebExtension conchEndpointWebExtension(ConchEndpoint conchEndpoint) {
       return new ConchEndpointWebExtension(conchEndpoint);
-    }
-
-    @Bean
-    @ConditionalOnMissingBean(ConchEndpointWebExtension.class)
-    @ConditionalOnBean(ConchEndpoint.class)
-    @ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
-    @ConditionalOnBooleanProperty("conch.endpoint.write.enabled")
-    WritableConchEndpointWebExtension conchWritableEndpointWebExtension(
-        ConchEndpoint conchEndpoint, Elections elections) {
-      return new WritableConchEndpointWebExtension(conchEndpoint, elections);
     }
 
     /**

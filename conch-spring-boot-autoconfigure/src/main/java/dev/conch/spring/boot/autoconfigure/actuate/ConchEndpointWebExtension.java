@@ -2,11 +2,15 @@ package dev.conch.spring.boot.autoconfigure.actuate;
 
 import dev.conch.EtcdUnavailableException;
 import dev.conch.InvalidArgumentException;
+import dev.conch.NotLeaderException;
 import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpoint.AssertionDescriptor;
 import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpoint.HolderDescriptor;
+import java.util.NoSuchElementException;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
 
@@ -15,8 +19,10 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
  * codes of the contract. {@code GET /actuator/conch/{office}} answers 200 with the holder, 404 when
  * vacant, 503 when etcd cannot be read; {@code GET /actuator/conch/{office}/assert} answers 200
  * only where this instance holds the office right now, 409 elsewhere, 503 when etcd cannot be read
- * (fail closed). This extension maps no write operation: see {@link
- * WritableConchEndpointWebExtension}.
+ * (fail closed). {@code POST /actuator/conch/{office}} with {@code {"action":"resign"}} or {@code
+ * {"action":"transfer"}} is mapped only where the endpoint's access is unrestricted ({@code
+ * management.endpoint.conch.access=unrestricted}); at the default, read-only, a POST is refused by
+ * the actuator (405).
  */
 @EndpointWebExtension(endpoint = ConchEndpoint.class)
 public class ConchEndpointWebExtension {
@@ -85,6 +91,25 @@ public class ConchEndpointWebExtension {
     }
   }
 
+  /**
+   * Resigns from or transfers {@code office}: 200 when done, 404 when this instance does not
+   * campaign for it, 409 when it cannot (transfer without leading; the runner's office), 400 for
+   * any other action.
+   */
+  @WriteOperation
+  public WebEndpointResponse<Object> act(@Selector String office, String action) {
+    try {
+      return new WebEndpointResponse<>(
+          this.delegate.act(office, action), WebEndpointResponse.STATUS_OK);
+    } catch (NoSuchElementException ex) {
+      return error(office, ex.getMessage(), WebEndpointResponse.STATUS_NOT_FOUND);
+    } catch (NotLeaderException | UnsupportedOperationException ex) {
+      return error(office, ex.getMessage(), STATUS_CONFLICT);
+    } catch (IllegalArgumentException ex) {
+      return error(office, ex.getMessage(), WebEndpointResponse.STATUS_BAD_REQUEST);
+    }
+  }
+
   /** A response with an {@link ErrorDescriptor}. */
   protected static WebEndpointResponse<Object> error(String office, String message, int status) {
     return new WebEndpointResponse<>(new ErrorDescriptor(office, message), status);
@@ -96,5 +121,5 @@ public class ConchEndpointWebExtension {
    * @param office the office
    * @param error what went wrong
    */
-  public record ErrorDescriptor(String office, String error) {}
+  public record ErrorDescriptor(String office, String error) implements OperationResponseBody {}
 }

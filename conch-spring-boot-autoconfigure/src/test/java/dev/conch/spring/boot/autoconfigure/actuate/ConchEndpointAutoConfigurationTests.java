@@ -4,17 +4,33 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import dev.conch.Election;
+import dev.conch.InvalidArgumentException;
 import dev.conch.local.LocalOffices;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import dev.conch.spring.boot.autoconfigure.Elections;
+import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpoint.ActionDescriptor;
+import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpoint.AssertionDescriptor;
+import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpoint.CandidateDescriptor;
+import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpoint.ConchDescriptor;
+import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpoint.HolderDescriptor;
+import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpoint.OfficeDescriptor;
+import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpointWebExtension.ErrorDescriptor;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-/** When {@link ConchEndpointAutoConfiguration} contributes the endpoint, and which extension. */
+/**
+ * When {@link ConchEndpointAutoConfiguration} contributes the endpoint, its access and its hints.
+ */
 class ConchEndpointAutoConfigurationTests {
 
   private final ApplicationContextRunner contextRunner =
@@ -28,24 +44,65 @@ class ConchEndpointAutoConfigurationTests {
               "management.endpoints.web.exposure.include=conch");
 
   @Test
-  void exposedEndpointComesWithTheReadOnlyWebExtensionByDefault() {
+  void exposedEndpointComesWithItsWebExtension() {
     this.contextRunner.run(
         context ->
             assertThat(context)
                 .hasSingleBean(ConchEndpoint.class)
-                .hasSingleBean(ConchEndpointWebExtension.class)
-                .doesNotHaveBean(WritableConchEndpointWebExtension.class));
+                .hasSingleBean(ConchEndpointWebExtension.class));
   }
 
   @Test
-  void writeEnabledReplacesTheWebExtensionWithTheWritableOne() {
+  void endpointIsReadOnlyUnlessTheApplicationGrantsMore() {
+    Endpoint endpoint = ConchEndpoint.class.getAnnotation(Endpoint.class);
+
+    assertThat(endpoint.id()).isEqualTo("conch");
+    assertThat(endpoint.defaultAccess()).isEqualTo(Access.READ_ONLY);
+  }
+
+  @Test
+  void removedWritePropertyFailsStartupNamingItsReplacement() {
     this.contextRunner
         .withPropertyValues("conch.endpoint.write.enabled=true")
         .run(
             context ->
                 assertThat(context)
-                    .hasSingleBean(ConchEndpointWebExtension.class)
-                    .hasSingleBean(WritableConchEndpointWebExtension.class));
+                    .getFailure()
+                    .rootCause()
+                    .isInstanceOf(InvalidArgumentException.class)
+                    .hasMessageContaining("conch.endpoint.write.enabled")
+                    .hasMessageContaining("management.endpoint.conch.access=unrestricted"));
+  }
+
+  @Test
+  void endpointOfNoAccessIsNotCreated() {
+    this.contextRunner
+        .withPropertyValues("management.endpoint.conch.access=NONE")
+        .run(context -> assertThat(context).doesNotHaveBean(ConchEndpoint.class));
+  }
+
+  @Test
+  void descriptorsAreRegisteredForBindingInANativeImage() {
+    RuntimeHints hints = new RuntimeHints();
+    new ConchEndpointRuntimeHints().registerHints(hints, getClass().getClassLoader());
+
+    for (Class<?> descriptor :
+        List.of(
+            ConchDescriptor.class,
+            OfficeDescriptor.class,
+            CandidateDescriptor.class,
+            HolderDescriptor.class,
+            AssertionDescriptor.class,
+            ActionDescriptor.class,
+            ErrorDescriptor.class)) {
+      assertThat(RuntimeHintsPredicates.reflection().onType(descriptor))
+          .as("%s", descriptor)
+          .accepts(hints);
+      assertThat(OperationResponseBody.class).isAssignableFrom(descriptor);
+    }
+    assertThat(
+            RuntimeHintsPredicates.reflection().onMethodInvocation(HolderDescriptor.class, "rev"))
+        .accepts(hints);
   }
 
   @Test

@@ -33,6 +33,8 @@ class ConchEndpointHttpTests {
 
   private static final AtomicInteger offices = new AtomicInteger();
 
+  private static final String UNRESTRICTED = "management.endpoint.conch.access=unrestricted";
+
   @Test
   void assertAnswers200OnTheLeaderAnd409OnTheOtherAndFlipsWhenTheLeaderShutsDown() {
     String office = freshOffice();
@@ -147,15 +149,54 @@ class ConchEndpointHttpTests {
   }
 
   @Test
-  void writeOperationIsNotMappedByDefault() {
+  void writeOperationIsRefusedAtTheDefaultReadOnlyAccess() {
     String office = freshOffice();
     try (RunningApp a = app(office, "a")) {
       await().atMost(WAIT).until(() -> a.election().isLeader());
 
       Response post = a.post("/actuator/conch/" + office, "{\"action\":\"transfer\"}");
 
-      assertThat(post.status()).isIn(404, 405);
+      assertThat(post.status()).isEqualTo(405);
+      assertThat(a.get("/actuator/conch/" + office + "/assert").status()).isEqualTo(200);
       assertThat(a.election().isLeader()).isTrue();
+    }
+  }
+
+  @Test
+  void writeOperationStaysRefusedAboveTheMaximumAccessPermitted() {
+    String office = freshOffice();
+    try (RunningApp a =
+        app(office, "a", UNRESTRICTED, "management.endpoints.access.max-permitted=read-only")) {
+      await().atMost(WAIT).until(() -> a.election().isLeader());
+
+      Response post = a.post("/actuator/conch/" + office, "{\"action\":\"resign\"}");
+
+      assertThat(post.status()).isEqualTo(405);
+      assertThat(a.election().isLeader()).isTrue();
+    }
+  }
+
+  @Test
+  void endpointJsonIsWrittenByTheActuatorsMapperNotTheApplicationsOwn() {
+    String office = freshOffice();
+    try (RunningApp a =
+        app(office, "a", "spring.jackson.property-naming-strategy=UPPER_CAMEL_CASE")) {
+      await()
+          .atMost(WAIT)
+          .until(() -> a.get("/actuator/conch/" + office + "/assert").status() == 200);
+
+      JsonNode assertion = a.get("/actuator/conch/" + office + "/assert").json();
+      JsonNode overview = a.get("/actuator/conch").json();
+      JsonNode leader = a.get("/actuator/conch/" + office).json();
+
+      assertThat(fieldNames(assertion)).containsExactly("held", "rev", "host");
+      assertThat(fieldNames(overview)).containsExactly("candidate", "offices");
+      assertThat(fieldNames(overview.get("offices").get(0)))
+          .containsExactly("office", "state", "leader", "token");
+      assertThat(fieldNames(leader))
+          .containsExactly("office", "host", "pid", "since", "id", "rev", "lease");
+      assertThat(fieldNames(a.get("/actuator/conch/vacant-" + office).json()))
+          .containsExactly("office", "error");
     }
   }
 
@@ -163,7 +204,7 @@ class ConchEndpointHttpTests {
   void transferThroughTheWriteOperationHandsOverAndTheAssertAndTheGaugeFollow() {
     String office = freshOffice();
     String assertion = "/actuator/conch/" + office + "/assert";
-    String write = "conch.endpoint.write.enabled=true";
+    String write = UNRESTRICTED;
     try (RunningApp a = app(office, "a", write);
         RunningApp b = app(office, "b", write)) {
       await().atMost(WAIT).until(() -> a.get(assertion).status() == 200);
