@@ -5,10 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -21,7 +19,7 @@ class FencedElectionDeadlineTest {
   private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
 
   private final AtomicLong now = new AtomicLong(1_000 * SECOND);
-  private final ManualLock lock = new ManualLock();
+  private final ScriptedLock lock = new ScriptedLock("jobs", now::get);
   private final Election election =
       new FencedElection(
           lock,
@@ -52,7 +50,7 @@ class FencedElectionDeadlineTest {
     assertThat(log.events(ElectionEvent.Lost.class))
         .extracting(ElectionEvent.Lost::reason)
         .containsExactly(LossReason.RENEWAL_FAILED);
-    assertThat(lock.released).isTrue();
+    assertThat(lock.released).hasValue(1);
   }
 
   @Test
@@ -67,59 +65,5 @@ class FencedElectionDeadlineTest {
 
     assertThat(election.isLeader()).isTrue();
     assertThat(election.state()).isEqualTo(State.LEADING);
-  }
-
-  /** A store of one candidate whose lease deadline the test sets by hand. */
-  private static final class ManualLock implements FencedLock {
-    volatile long validUntil;
-    volatile boolean released;
-    private boolean granted;
-
-    @Override
-    public String office() {
-      return "jobs";
-    }
-
-    @Override
-    public synchronized Grant acquire(
-        Holder self, Consumer<Optional<Holder>> ahead, Runnable changed)
-        throws InterruptedException {
-      while (granted) {
-        wait(); // one term only: later campaigns wait until the election is closed
-      }
-      granted = true;
-      Holder held = self.at(7, 1);
-      return new Grant() {
-        @Override
-        public Leadership leadership() {
-          return new Leadership("jobs", 7, 1, held);
-        }
-
-        @Override
-        public long validUntil() {
-          return validUntil;
-        }
-
-        @Override
-        public Optional<LossReason> ended() {
-          return Optional.empty();
-        }
-      };
-    }
-
-    @Override
-    public void release(Grant grant) {
-      released = true;
-    }
-
-    @Override
-    public Optional<Holder> leader() {
-      return Optional.empty();
-    }
-
-    @Override
-    public boolean guardedPut(Grant grant, String key, String value) {
-      return false;
-    }
   }
 }

@@ -8,13 +8,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -31,7 +28,7 @@ class FencedElectionRacesTest {
   private static final Duration WAIT = Duration.ofSeconds(10);
 
   private final AtomicLong now = new AtomicLong(1_000 * SECOND);
-  private final ScriptedLock lock = new ScriptedLock();
+  private final ScriptedLock lock = new ScriptedLock("jobs", now::get);
   private final Election election =
       new FencedElection(
           lock,
@@ -175,73 +172,5 @@ class FencedElectionRacesTest {
     return Thread.getAllStackTraces().keySet().stream()
         .filter(t -> t.isAlive() && t.getName().equals(name))
         .count();
-  }
-
-  /** A store whose grants the test scripts: deadline on the injected clock, facts set by hand. */
-  private final class ScriptedLock implements FencedLock {
-    volatile LossReason ended;
-    volatile int campaignsAllowed = Integer.MAX_VALUE;
-    final AtomicInteger attempts = new AtomicInteger();
-    final AtomicInteger campaigns = new AtomicInteger();
-    final AtomicInteger released = new AtomicInteger();
-    final AtomicBoolean throwOnce = new AtomicBoolean();
-    private volatile Runnable changed = () -> {};
-    private final long validUntil = now.get() + 10 * SECOND;
-
-    void wake() {
-      changed.run();
-    }
-
-    @Override
-    public String office() {
-      return "jobs";
-    }
-
-    @Override
-    public synchronized Grant acquire(
-        Holder self, Consumer<Optional<Holder>> ahead, Runnable changed)
-        throws InterruptedException {
-      attempts.incrementAndGet();
-      while (campaigns.get() >= campaignsAllowed) {
-        wait(); // no more terms: the campaign waits until interrupted
-      }
-      int term = campaigns.incrementAndGet();
-      this.changed = changed;
-      Holder held = self.at(term, 1);
-      return new Grant() {
-        @Override
-        public Leadership leadership() {
-          return new Leadership("jobs", term, 1, held);
-        }
-
-        @Override
-        public long validUntil() {
-          return validUntil;
-        }
-
-        @Override
-        public Optional<LossReason> ended() {
-          if (throwOnce.compareAndSet(true, false)) {
-            throw new StackOverflowError("scripted");
-          }
-          return Optional.ofNullable(ended);
-        }
-      };
-    }
-
-    @Override
-    public void release(Grant grant) {
-      released.incrementAndGet();
-    }
-
-    @Override
-    public Optional<Holder> leader() {
-      return Optional.empty();
-    }
-
-    @Override
-    public boolean guardedPut(Grant grant, String key, String value) {
-      return false;
-    }
   }
 }

@@ -192,7 +192,7 @@ final class EtcdLock implements FencedLock {
         seen = predecessor.getCreateRevision();
         ahead.accept(leader());
       }
-      if (awaitDeletion(predecessor.getKey(), revision + 1, lease)) {
+      if (awaitDeletion(predecessor, revision + 1, lease)) {
         session.countWakeup();
       }
     }
@@ -220,14 +220,17 @@ final class EtcdLock implements FencedLock {
   }
 
   /**
-   * Watches only the predecessor's key until it is deleted, the lease changes, or the configured
-   * renew interval passes (then the caller reads again: a watch that resumed silently cannot hide a
-   * deletion for longer than that). The watch requires an etcd leader, so a member cut off from the
-   * quorum ends it at once instead of keeping it silent.
+   * Waits until the predecessor's key is deleted, the lease changes, or a long while passes (then
+   * the caller reads again). Two things can tell of the deletion: a watch on that key alone, from
+   * the revision that found it (it requires an etcd leader, so a member cut off from the quorum
+   * ends it at once instead of keeping it silent), and the lease keeper's round, which reads the
+   * keys followers wait behind together with the leaders' keys: one request per round for every
+   * office of the session, so a watch that resumed silently or stalled delays the successor by one
+   * renew interval at most, and no follower re-reads on its own.
    *
    * @return whether a deletion was seen
    */
-  private boolean awaitDeletion(ByteSequence key, long fromRevision, LeaseKeeper.Lease lease)
+  private boolean awaitDeletion(KeyValue predecessor, long fromRevision, LeaseKeeper.Lease lease)
       throws InterruptedException {
     CompletableFuture<Boolean> deleted = new CompletableFuture<>();
     Watch.Watcher watcher =
@@ -235,7 +238,7 @@ final class EtcdLock implements FencedLock {
             .client()
             .getWatchClient()
             .watch(
-                key,
+                predecessor.getKey(),
                 WatchOption.builder()
                     .withRevision(fromRevision)
                     .withNoPut(true)
@@ -251,6 +254,7 @@ final class EtcdLock implements FencedLock {
                     },
                     error -> deleted.complete(false),
                     () -> deleted.complete(false)));
+    Runnable unhold = session.keeper().hold(new Ahead(predecessor, lease.id, deleted));
     Runnable unwatch =
         session.listen(
             () -> {
@@ -261,14 +265,40 @@ final class EtcdLock implements FencedLock {
     try {
       long left =
           Math.min(
-              session.options().renewInterval().toNanos(),
+              session.options().renewInterval().multipliedBy(4).toNanos(),
               lease.validUntil - session.ticker().nanoTime());
       return deleted.get(Math.max(1, left), TimeUnit.NANOSECONDS);
     } catch (TimeoutException | ExecutionException e) {
       return false; // no deletion seen: the caller reads again
     } finally {
       unwatch.run();
+      unhold.run();
       watcher.close();
+    }
+  }
+
+  /** The key a follower waits behind, read by the lease keeper in every round. */
+  private record Ahead(KeyValue predecessor, long leaseId, CompletableFuture<Boolean> deleted)
+      implements LeaseKeeper.HeldKey {
+
+    @Override
+    public ByteSequence key() {
+      return predecessor.getKey();
+    }
+
+    @Override
+    public long rev() {
+      return predecessor.getCreateRevision();
+    }
+
+    @Override
+    public void confirmed(long validUntil, long revision) {
+      // still there: keep waiting
+    }
+
+    @Override
+    public void missing() {
+      deleted.complete(true);
     }
   }
 

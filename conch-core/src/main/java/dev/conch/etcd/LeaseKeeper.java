@@ -29,8 +29,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps the one lease of a session: grants it, renews it on its {@link RenewalBudget}, and in the
- * same round confirms, in one request for every office, that the keys of the terms held on it still
- * exist. One thread, {@code conch-lease}, on a monotonic clock.
+ * same round reads, in one request for up to 128 keys, the keys of the terms held on it (do they
+ * still exist?) and the keys its followers wait behind (are they gone?). One thread, {@code
+ * conch-lease}, on a monotonic clock.
  *
  * <p>The local deadline D of the lease is the send time of the last acknowledged renewal plus the
  * TTL etcd granted: etcd cannot expire the lease before D. A held key is believed until the send
@@ -43,8 +44,8 @@ final class LeaseKeeper implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(EtcdSession.class);
 
-  /** etcd refuses transactions of more than 128 operations by default. */
-  private static final int KEYS_PER_CHECK = 64;
+  /** etcd refuses transactions of more than 128 operations by default ({@code --max-txn-ops}). */
+  private static final int KEYS_PER_CHECK = 128;
 
   private final Client client;
   private final SessionOptions options;
@@ -164,7 +165,7 @@ final class LeaseKeeper implements AutoCloseable {
     return () -> listeners.remove(listener);
   }
 
-  /** Confirms {@code key} in every round from now on, until the returned action is run. */
+  /** Reads {@code key} in every round from now on, until the returned action is run. */
   Runnable hold(HeldKey key) {
     held.add(key);
     return () -> held.remove(key);
@@ -376,10 +377,10 @@ final class LeaseKeeper implements AutoCloseable {
     return a.compareTo(b) >= 0 ? a : b;
   }
 
-  /** A key held on the lease, confirmed in every round. */
+  /** A key read in every round of a lease: a term's own key, or the key a follower waits behind. */
   interface HeldKey {
 
-    /** The lease the key is attached to. */
+    /** The lease in whose rounds the key is read. */
     long leaseId();
 
     /** The key. */

@@ -9,10 +9,6 @@ import dev.conch.etcd.SessionOptions;
 import dev.conch.test.EtcdCluster;
 import io.etcd.jetcd.Client;
 import java.lang.management.ManagementFactory;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -143,7 +139,7 @@ public final class ScaleBenchmark {
         long led = take(leading);
         TimeUnit.MILLISECONDS.sleep(200); // let the hand-over's requests land before counting
         latency.add(led - start);
-        cost.add(requests(cluster) - before - 1); // the /metrics read itself is not gRPC
+        cost.add(requests(cluster) - before);
         leader.start(); // back into the queue, at its end
       }
       Collections.sort(latency);
@@ -174,20 +170,8 @@ public final class ScaleBenchmark {
   }
 
   /** The gRPC requests etcd has handled so far, summed over every method. */
-  private static double requests(EtcdCluster cluster) throws Exception {
-    String metrics =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(URI.create(cluster.member(0).endpoint() + "/metrics"))
-                    .timeout(Duration.ofSeconds(5))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString())
-            .body();
-    return metrics
-        .lines()
-        .filter(line -> line.startsWith("grpc_server_handled_total{"))
-        .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
-        .sum();
+  private static double requests(EtcdCluster cluster) {
+    return cluster.member(0).metric("grpc_server_handled_total");
   }
 
   private static Client client(EtcdCluster cluster) {

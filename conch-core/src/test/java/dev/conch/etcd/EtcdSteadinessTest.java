@@ -15,10 +15,6 @@ import dev.conch.test.Etcdctl;
 import dev.conch.test.TcpProxy;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -249,20 +245,7 @@ class EtcdSteadinessTest {
   }
 
   /** How many watchers etcd itself counts (its metrics). */
-  private static long watchers(EtcdCluster cluster) throws Exception {
-    String metrics =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(URI.create(cluster.member(0).endpoint() + "/metrics"))
-                    .timeout(Duration.ofSeconds(5))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString())
-            .body();
-    return metrics
-        .lines()
-        .filter(line -> line.startsWith("etcd_debugging_mvcc_watcher_total "))
-        .mapToLong(line -> (long) Double.parseDouble(line.substring(line.indexOf(' ') + 1)))
-        .findFirst()
-        .orElseThrow();
+  private static long watchers(EtcdCluster cluster) {
+    return (long) cluster.member(0).metric("etcd_debugging_mvcc_watcher_total");
   }
 }

@@ -12,9 +12,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The two HTTP calls the harness makes to etcd: {@code /health} and the grpc-gateway's status.
- * Plain {@link HttpURLConnection} because it is blocking, spawns no threads and has both a connect
- * and a read timeout, which matters for a SIGSTOPped member whose kernel still accepts.
+ * The HTTP calls the harness makes to etcd: {@code /health}, the grpc-gateway's status, and {@code
+ * /metrics}. Plain {@link HttpURLConnection} because it is blocking, spawns no threads and has both
+ * a connect and a read timeout, which matters for a SIGSTOPped member whose kernel still accepts.
  */
 final class EtcdHttp {
 
@@ -45,6 +45,21 @@ final class EtcdHttp {
               return Optional.of(
                   new Status(memberId, leader, term == null ? 0 : Long.parseLong(term)));
             });
+  }
+
+  /**
+   * The sum of every sample of the Prometheus metric {@code name} (all its label sets) that the
+   * member reports, or empty if it did not answer within {@code timeout}.
+   */
+  static Optional<Double> metric(String endpoint, String name, Duration timeout) {
+    return call("GET", endpoint + "/metrics", null, timeout)
+        .map(
+            body ->
+                body.lines()
+                    .filter(line -> line.startsWith(name + " ") || line.startsWith(name + "{"))
+                    .mapToDouble(
+                        line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+                    .sum());
   }
 
   private static String field(String json, String name) {

@@ -104,6 +104,17 @@ public final class EtcdMember {
   }
 
   /** Whether {@code /health} answers {@code "health":"true"} right now (one probe). */
+  /**
+   * The sum of every sample of the Prometheus metric {@code name} this member reports on {@code
+   * /metrics} (e.g. {@code etcd_debugging_mvcc_watcher_total}, {@code grpc_server_handled_total}).
+   *
+   * @throws IllegalStateException when the member does not answer within 5 s
+   */
+  public double metric(String name) {
+    return EtcdHttp.metric(endpoint(), name, Duration.ofSeconds(5))
+        .orElseThrow(() -> new IllegalStateException(this + " did not answer /metrics"));
+  }
+
   public boolean isHealthy() {
     return isRunning() && EtcdHttp.healthy(endpoint(), PROBE_TIMEOUT);
   }
