@@ -155,14 +155,23 @@ final class SoakReport {
   }
 
   /**
-   * Whether a loss at {@code time} is explained by a disruptive fault: one under way then, or
-   * healed less than TTL + 2 s before (a lease that was lost must expire, a successor must win).
+   * Whether a loss at {@code time} is explained by a disruptive fault: one under way then (or
+   * stamped just after it), or healed less than TTL + 2 s before (a lease that was lost must
+   * expire, a successor must win).
    */
   private boolean disrupted(long time) {
     long after = ttl.plusSeconds(2).toNanos();
     return faults.stream()
-        .anyMatch(f -> !f.kind().benign() && f.start() <= time && time <= f.heal() + after);
+        .anyMatch(
+            f -> !f.kind().benign() && f.start() - BEAT_SLACK <= time && time <= f.heal() + after);
   }
+
+  /**
+   * A term's end is its command's last heartbeat (every 50 ms), and a fault is stamped once its
+   * action is done: a command killed by a fault can have beaten last a little before the fault's
+   * stamp.
+   */
+  private static final long BEAT_SLACK = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(500);
 
   /**
    * Terms that ended while no supervisor was killed, frozen or cut off and etcd kept a quorum: a

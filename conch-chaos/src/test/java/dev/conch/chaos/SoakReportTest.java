@@ -67,6 +67,22 @@ class SoakReportTest {
     assertThat(report.render()).contains("terms per hour: 2.0");
   }
 
+  @Test
+  void aTermWhoseLastBeatCameJustBeforeTheKillThatEndedItIsNotNeedless() throws IOException {
+    term(0, 10, -5, 20); // last beat at 20 s; the kill was stamped 41 ms later, once done
+    term(1, 12, 21, 3_600);
+    List<FaultRecord> faults =
+        List.of(
+            new FaultRecord(
+                Fault.KILL_SUPERVISOR, "supervisor 0", 0, at(20) + 41_000_000, at(20) + 41_000_000));
+
+    SoakReport report =
+        new SoakReport(dir, faults, 0, at(0), at(3_600), Duration.ofSeconds(3), false);
+
+    assertThat(report.losses).hasSize(1);
+    assertThat(report.needlessLosses()).isEmpty();
+  }
+
   private static long at(long seconds) {
     return T0 + seconds * S;
   }

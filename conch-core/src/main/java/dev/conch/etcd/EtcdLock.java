@@ -48,6 +48,9 @@ final class EtcdLock implements FencedLock {
   private final String election;
   private final ByteSequence keyPrefix;
 
+  /** How many renew intervals a follower waits before it reads the candidates again by itself. */
+  private static final int FOLLOWER_RECHECK = 30;
+
   /** The first candidate of an election: the leader. */
   private static final GetOption FIRST =
       GetOption.builder()
@@ -218,13 +221,13 @@ final class EtcdLock implements FencedLock {
   }
 
   /**
-   * Waits until the predecessor's key is deleted, the lease changes, or a long while passes (then
-   * the caller reads again). Two things can tell of the deletion: a watch on that key alone, from
-   * the revision that found it (it requires an etcd leader, so a member cut off from the quorum
-   * ends it at once instead of keeping it silent), and the lease keeper's round, which reads the
-   * keys followers wait behind together with the leaders' keys: one request per round for every
-   * office of the session, so a watch that resumed silently or stalled delays the successor by one
-   * renew interval at most, and no follower re-reads on its own.
+   * Waits until the predecessor's key is deleted, the lease changes, or {@value #FOLLOWER_RECHECK}
+   * renew intervals pass (then the caller reads again). Two things can tell of the deletion: a
+   * watch on that key alone, from the revision that found it (it requires an etcd leader, so a
+   * member cut off from the quorum ends it at once instead of keeping it silent), and the lease
+   * keeper's round, which reads the keys followers wait behind together with the leaders' keys: one
+   * request per round for every office of the session, so a watch that resumed silently or stalled
+   * delays the successor by one renew interval at most, and no follower re-reads on its own.
    *
    * @return whether a deletion was seen
    */
@@ -261,11 +264,11 @@ final class EtcdLock implements FencedLock {
               }
             });
     try {
-      long left =
-          Math.min(
-              session.options().renewInterval().multipliedBy(4).toNanos(),
-              lease.validUntil - session.ticker().nanoTime());
-      return deleted.get(Math.max(1, left), TimeUnit.NANOSECONDS);
+      // Only a belt: the watch and the keeper's rounds tell of the deletion, the keeper's listener
+      // of a lost lease. Waking every office's follower on a timer would cost requests per office.
+      return deleted.get(
+          session.options().renewInterval().multipliedBy(FOLLOWER_RECHECK).toNanos(),
+          TimeUnit.NANOSECONDS);
     } catch (TimeoutException | ExecutionException e) {
       return false; // no deletion seen: the caller reads again
     } finally {
