@@ -7,6 +7,7 @@ import dev.conch.spring.boot.autoconfigure.lifecycle.LeaderLifecycle;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
@@ -18,6 +19,9 @@ import org.springframework.stereotype.Component;
  * scheduled method that is skipped on the other instances.
  */
 @Component
+// Off with conch (conch.enabled=false): the same app without leader election, which the benchmark
+// uses to measure what the starter adds to start-up.
+@ConditionalOnProperty(name = "conch.enabled", havingValue = "true", matchIfMissing = true)
 @LeaderLifecycle
 public class ReportFeed implements SmartLifecycle {
 

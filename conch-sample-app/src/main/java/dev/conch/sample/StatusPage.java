@@ -7,6 +7,7 @@ import dev.conch.EtcdUnavailableException;
 import dev.conch.Holder;
 import java.util.Optional;
 import java.util.OptionalLong;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.core.env.Environment;
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -18,6 +19,9 @@ import org.springframework.web.bind.annotation.RestController;
  * web stack.
  */
 @RestController
+// Off with conch (conch.enabled=false): the same app without leader election, which the benchmark
+// uses to measure what the starter adds to start-up.
+@ConditionalOnProperty(name = "conch.enabled", havingValue = "true", matchIfMissing = true)
 public class StatusPage {
 
   private final Election election;
