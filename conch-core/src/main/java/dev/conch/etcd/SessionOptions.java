@@ -13,7 +13,8 @@ import java.util.Objects;
  *
  * @param prefix the key prefix of elections; an office's election name is prefix + office
  * @param ttl the lease TTL: whole seconds, at least 2 s
- * @param renewInterval how often the lease is renewed while all is well
+ * @param renewInterval the longest interval between renewals; the lease keeper renews more often
+ *     when the loss lead of an election needs it ({@link RenewalBudget})
  * @param timeout the longest any single etcd call may take
  * @param ticker the monotonic clock of every deadline
  * @param clock the wall clock of {@code since} in the holder JSON

@@ -30,7 +30,10 @@ public class ConchProperties {
   @DurationUnit(ChronoUnit.SECONDS)
   private Duration ttl = Duration.ofSeconds(10);
 
-  /** How often the lease is renewed while all is well; defaults to a third of the TTL. */
+  /**
+   * Longest interval between lease renewals; defaults to a third of the TTL. Renewals come more
+   * often when the stop timeout leaves less room: every (TTL - stop timeout - margin) / 4.
+   */
   private @Nullable Duration renewInterval;
 
   /** How long each @OnLeadership method may run. */
