@@ -12,8 +12,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * {@link EnableAutoConfiguration Auto-configuration} for {@link ConchObservations}, when the
- * application has an {@link ObservationRegistry}.
+ * {@link EnableAutoConfiguration Auto-configuration} for {@link ConchObservations} (terms and
+ * {@code @OnLeadership} calls) and {@link LeaderOnlyObservations} ({@code @LeaderOnly} calls), when
+ * the application has an {@link ObservationRegistry}.
  */
 @AutoConfiguration(
     after = ConchAutoConfiguration.class,
@@ -27,5 +28,11 @@ public final class ConchObservationAutoConfiguration {
   @ConditionalOnMissingBean(LeadershipObserver.class)
   ConchObservations conchObservations(ObservationRegistry observationRegistry) {
     return new ConchObservations(observationRegistry);
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  LeaderOnlyObservations conchLeaderOnlyObservations(ObservationRegistry observationRegistry) {
+    return new LeaderOnlyObservations(observationRegistry);
   }
 }

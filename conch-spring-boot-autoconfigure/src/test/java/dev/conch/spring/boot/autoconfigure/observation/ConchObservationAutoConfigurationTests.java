@@ -11,6 +11,8 @@ import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import dev.conch.spring.boot.autoconfigure.LeadershipObserver;
 import dev.conch.spring.boot.autoconfigure.OnLeadership;
 import dev.conch.spring.boot.autoconfigure.OnLeadership.Transition;
+import dev.conch.spring.boot.autoconfigure.leaderonly.LeaderOnly;
+import dev.conch.spring.boot.autoconfigure.leaderonly.LeaderOnlyAutoConfiguration;
 import io.micrometer.common.KeyValue;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
@@ -174,6 +176,32 @@ class ConchObservationAutoConfigurationTests {
   }
 
   @Test
+  void leaderOnlyCallThatRunsIsObservedAndCurrentWhileItRuns() {
+    this.contextRunner
+        .withConfiguration(AutoConfigurations.of(LeaderOnlyAutoConfiguration.class))
+        .withBean(TestObservationRegistry.class, ConchObservationAutoConfigurationTests::registry)
+        .withBean(Job.class)
+        .run(
+            context -> {
+              TestObservationRegistry registry = context.getBean(TestObservationRegistry.class);
+              Election election = context.getBean(Election.class);
+              assertThat(election.awaitLeadership(WAIT)).isTrue();
+              long token = election.token().orElseThrow();
+              Job job = context.getBean(Job.class);
+
+              assertThat(job.run()).isEqualTo("conch.leaderonly");
+
+              TestObservationRegistryAssert.assertThat(registry)
+                  .hasObservationWithNameEqualTo("conch.leaderonly")
+                  .that()
+                  .hasLowCardinalityKeyValue("office", "app")
+                  .hasLowCardinalityKeyValue("method", "Job.run()")
+                  .hasHighCardinalityKeyValue("token", Long.toString(token))
+                  .hasBeenStopped();
+            });
+  }
+
+  @Test
   void backsOffWithoutAnObservationRegistry() {
     this.contextRunner.run(
         context -> assertThat(context).doesNotHaveBean(LeadershipObserver.class));
@@ -248,6 +276,21 @@ class ConchObservationAutoConfigurationTests {
     @OnLeadership(on = Transition.LOST)
     void down(LossReason reason) {
       this.seen.add(new Seen(this.registry.getCurrentObservation(), MDC.get("observation")));
+    }
+  }
+
+  static class Job {
+
+    private final TestObservationRegistry registry;
+
+    Job(TestObservationRegistry registry) {
+      this.registry = registry;
+    }
+
+    @LeaderOnly
+    public @Nullable String run() {
+      Observation current = this.registry.getCurrentObservation();
+      return (current != null) ? current.getContextView().getName() : null;
     }
   }
 
