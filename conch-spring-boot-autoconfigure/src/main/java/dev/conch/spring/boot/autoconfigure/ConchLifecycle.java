@@ -125,7 +125,7 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
         // Before all: the term spans every hook and event of it.
         election.addHandler(this.observer.term(election));
       }
-      // First, so that it knows the term before any hook or event of it.
+      // First after the observer, so that it knows the term before any hook or event of it.
       election.addHandler(publisher);
       register(election, byElection.getOrDefault(election, List.of()));
       if (election == readinessElection) {
