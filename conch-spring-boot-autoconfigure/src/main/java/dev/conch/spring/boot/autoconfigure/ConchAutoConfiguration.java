@@ -86,13 +86,15 @@ public final class ConchAutoConfiguration {
       OnLeadershipAnnotationBeanPostProcessor methods,
       ApplicationEventPublisher eventPublisher,
       ObjectProvider<LeaderReadiness> leaderReadiness,
-      ObjectProvider<RequiredOffices> requiredOffices) {
+      ObjectProvider<RequiredOffices> requiredOffices,
+      ObjectProvider<LeadershipObserver> observer) {
     return new ConchLifecycle(
         elections,
         methods,
         eventPublisher,
         leaderReadiness.getIfAvailable(),
-        requiredOffices.orderedStream().toList());
+        requiredOffices.orderedStream().toList(),
+        observer.getIfUnique());
   }
 
   /** Elections in etcd, the default. */

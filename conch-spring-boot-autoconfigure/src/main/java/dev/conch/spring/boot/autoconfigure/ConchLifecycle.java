@@ -50,6 +50,8 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
 
   private final List<RequiredOffices> requiredOffices;
 
+  private final @Nullable LeadershipObserver observer;
+
   private final Map<Election, ElectionEventPublisher> publishers = new ConcurrentHashMap<>();
 
   private final Stops stops = new Stops();
@@ -73,6 +75,17 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
       ApplicationEventPublisher eventPublisher,
       @Nullable LeaderReadiness leaderReadiness,
       List<RequiredOffices> requiredOffices) {
+    this(elections, methods, eventPublisher, leaderReadiness, requiredOffices, null);
+  }
+
+  ConchLifecycle(
+      Elections elections,
+      OnLeadershipAnnotationBeanPostProcessor methods,
+      ApplicationEventPublisher eventPublisher,
+      @Nullable LeaderReadiness leaderReadiness,
+      List<RequiredOffices> requiredOffices,
+      @Nullable LeadershipObserver observer) {
+    this.observer = observer;
     this.elections = elections;
     this.methods = methods;
     this.eventPublisher = eventPublisher;
@@ -108,7 +121,11 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
     Election readinessElection = (this.leaderReadiness != null) ? readinessElection() : null;
     for (Election election : this.elections.all()) {
       ElectionEventPublisher publisher = new ElectionEventPublisher(election, this.eventPublisher);
-      // First, so that it knows the term before any hook or event of it.
+      if (this.observer != null) {
+        // Before all: the term spans every hook and event of it.
+        election.addHandler(this.observer.term(election));
+      }
+      // First after the observer, so that it knows the term before any hook or event of it.
       election.addHandler(publisher);
       register(election, byElection.getOrDefault(election, List.of()));
       if (election == readinessElection) {
@@ -152,8 +169,8 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
    * registration, so lose methods go first and backwards: then both transitions run in
    * {@code @Order}, and every lose method runs even when a later acquire method failed.
    */
-  private static void register(Election election, List<LeadershipMethod> methods) {
-    List<LeadershipHandler> handlers = new ArrayList<>();
+  private void register(Election election, List<LeadershipMethod> methods) {
+    List<LeadershipMethod> handlers = new ArrayList<>();
     methods.stream()
         .filter(m -> m.on() == Transition.LOST)
         .sorted(LeadershipMethod.EXECUTION_ORDER.reversed())
@@ -162,7 +179,16 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
         .filter(m -> m.on() == Transition.ACQUIRED)
         .sorted(LeadershipMethod.EXECUTION_ORDER)
         .forEach(handlers::add);
-    handlers.forEach(election::addHandler);
+    for (LeadershipMethod method : handlers) {
+      election.addHandler(observed(election, method));
+    }
+  }
+
+  private LeadershipHandler observed(Election election, LeadershipMethod method) {
+    if (this.observer == null) {
+      return method;
+    }
+    return this.observer.hook(election.office(), method.name(), method.on(), method);
   }
 
   private String officeOf(LeadershipMethod method) {

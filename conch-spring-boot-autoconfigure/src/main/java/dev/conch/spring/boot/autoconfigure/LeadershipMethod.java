@@ -65,6 +65,11 @@ final class LeadershipMethod implements LeadershipHandler {
     return this.office;
   }
 
+  /** The method, as {@code bean.method()}. */
+  String name() {
+    return this.description;
+  }
+
   Transition on() {
     return this.on;
   }

@@ -1,5 +1,6 @@
 package dev.conch.spring.boot.autoconfigure.leaderonly;
 
+import dev.conch.Leadership;
 import dev.conch.spring.boot.autoconfigure.Elections;
 import dev.conch.spring.boot.autoconfigure.RequiredOffices;
 import java.lang.reflect.Method;
@@ -138,6 +139,20 @@ public final class LeaderOnlyAnnotationBeanPostProcessor
     @Override
     public void skipped(String office, String method) {
       all().forEach(listener -> listener.skipped(office, method));
+    }
+
+    /** Each listener wraps the next: the first bean is the outermost. */
+    @Override
+    public @Nullable Object proceed(Leadership leadership, String method, Call call)
+        throws Throwable {
+      Call chained = call;
+      List<LeaderOnlyInvocations> listeners = all();
+      for (int i = listeners.size() - 1; i >= 0; i--) {
+        LeaderOnlyInvocations listener = listeners.get(i);
+        Call inner = chained;
+        chained = () -> listener.proceed(leadership, method, inner);
+      }
+      return chained.proceed();
     }
 
     private List<LeaderOnlyInvocations> all() {

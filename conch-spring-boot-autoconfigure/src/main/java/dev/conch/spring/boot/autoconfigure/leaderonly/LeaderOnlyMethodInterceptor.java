@@ -67,7 +67,7 @@ final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
     this.invocations.run(term.get().office(), target.description());
     CurrentLeadership.Invocation previous = CurrentLeadership.enter(election.get(), term.get());
     try {
-      return invocation.proceed();
+      return this.invocations.proceed(term.get(), target.description(), invocation::proceed);
     } finally {
       CurrentLeadership.exit(previous);
     }
