@@ -51,8 +51,12 @@ class LocalOfficesExtensionTests {
     this.offices.store().grant("billing", "b");
     Holder second = this.offices.awaitLeader("billing", "b");
     assertThat(second.rev()).isGreaterThan(first.rev());
+    // Each loser campaigns again after a random back-off: the next step waits until it is in line,
+    // or the two candidates would race for the office once it is free.
+    this.offices.await(() -> a.state() == State.FOLLOWING, "a to wait in line");
     this.offices.store().revoke("billing");
     this.offices.awaitLeader("billing", "a");
+    this.offices.await(() -> b.state() == State.FOLLOWING, "b to wait in line");
     this.offices.store().failRenewal("billing");
     this.offices.awaitLeader("billing", "b");
     // a campaigns again after a back-off: it can be granted once it waits in the queue.
