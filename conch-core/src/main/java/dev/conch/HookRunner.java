@@ -152,19 +152,8 @@ final class HookRunner implements AutoCloseable {
     if (closed) {
       throw new RejectedExecutionException("hooks of " + name + " are closed");
     }
-    FutureTask<Object> task =
-        new FutureTask<>(
-            () -> {
-              Thread thread = Thread.currentThread();
-              String before = thread.getName();
-              thread.setName(name);
-              try {
-                return hook.call();
-              } finally {
-                thread.setName(before);
-              }
-            });
-    SharedThreads.HOOKS.execute(task);
+    FutureTask<?> task = new FutureTask<>(hook);
+    SharedThreads.HOOKS.execute(() -> SharedThreads.runAs(name, task));
     return task;
   }
 

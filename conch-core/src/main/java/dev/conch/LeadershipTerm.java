@@ -40,10 +40,6 @@ final class LeadershipTerm implements Leadership.Validity {
     return leadership;
   }
 
-  Grant grant() {
-    return grant;
-  }
-
   /** Whether the term is not over and its deadline minus the loss lead is still ahead. */
   @Override
   public boolean isValid() {
