@@ -1,6 +1,5 @@
 package dev.conch;
 
-import dev.conch.FencedLock.Grant;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -14,15 +13,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The lifecycle and the loop of one candidate, the same for every store: gate, campaign, one {@link
- * LeadershipTerm} per win (acquire hooks, hold, lose hooks, release), and again. One named thread
- * per candidate runs the loop; commands (resign, transfer, close) reach it through a monitor.
+ * A candidate, the same for every store: what users ask of an {@link Election} and its lifecycle.
+ * Its loop ({@link ElectionLoop}: gate, campaign, one {@link LeadershipTerm} per win, release, and
+ * again) runs on threads every election shares. Commands (resign, transfer, close) are set under a
+ * monitor and handed to the loop as a step; the caller waits on the monitor for their outcome,
+ * bounded by the hook timeouts.
  */
 public final class FencedElection implements Election {
 
   private static final Logger log = LoggerFactory.getLogger(FencedElection.class);
 
-  private enum Command {
+  /** What the candidate is asked to do; set by the API, read by the loop. */
+  enum Command {
     RUN,
     TRANSFER,
     RESIGN,
@@ -34,24 +36,23 @@ public final class FencedElection implements Election {
   private final Ticker ticker;
   private final Clock clock;
   private final Holder self;
-  private final long lossLead;
   private final EventDispatcher events;
   private final HookRunner hooks;
   private final List<LeadershipHandler> handlers = new CopyOnWriteArrayList<>();
   private final Object lifecycle = new Object();
   private final Object monitor = new Object();
 
+  private final ElectionLoop loop;
+
   // Guarded by monitor.
   private Command command = Command.RUN;
-  private Thread loop;
-  private boolean campaigning;
+  private boolean running;
   private boolean closed;
 
   private volatile State state = State.JOINED;
   // From the win on (guarded writes work in acquire hooks); leading once the hooks passed.
   private volatile LeadershipTerm current;
   private volatile LeadershipTerm leading;
-  private volatile Optional<Holder> observed;
 
   /** A candidate for {@code options.office()} on {@code lock}; call {@link #start()} to join. */
   public FencedElection(FencedLock lock, ElectionOptions options, Ticker ticker, Clock clock) {
@@ -64,9 +65,9 @@ public final class FencedElection implements Election {
     this.ticker = ticker;
     this.clock = clock;
     this.self = Holder.self(options.office(), options.candidateId(), null);
-    this.lossLead = options.lossLead().toNanos();
     this.events = new EventDispatcher(options.office(), options.eventBuffer());
-    this.hooks = new HookRunner(options, ticker);
+    this.hooks = new HookRunner(options.office());
+    this.loop = new ElectionLoop(this, lock, options, ticker, clock, events, hooks, handlers);
   }
 
   @Override
@@ -87,14 +88,13 @@ public final class FencedElection implements Election {
         if (closed) {
           throw new ElectionClosedException(office());
         }
-        if (loop != null && loop.isAlive()) {
+        if (running) {
           return;
         }
+        running = true;
         command = Command.RUN;
-        loop = new Thread(this::run, "conch-election-" + office());
-        loop.setDaemon(true);
-        loop.start();
       }
+      loop.execute(loop::begin);
     }
   }
 
@@ -154,6 +154,7 @@ public final class FencedElection implements Election {
       command = Command.TRANSFER;
       monitor.notifyAll();
     }
+    loop.execute(loop::commanded);
     awaitLoop(() -> command != Command.TRANSFER, stopBound());
   }
 
@@ -163,7 +164,7 @@ public final class FencedElection implements Election {
     if (term == null || !term.isValid()) {
       throw new NotLeaderException(office());
     }
-    return term.guardedPut(key, value);
+    return term.guardedPut(lock, key, value);
   }
 
   @Override
@@ -202,25 +203,19 @@ public final class FencedElection implements Election {
 
   private void stop(Command how) {
     synchronized (lifecycle) {
-      Thread thread;
       synchronized (monitor) {
-        thread = loop;
-        if (thread == null || !thread.isAlive()) {
+        if (!running) {
           return;
         }
         command = how;
-        if (campaigning) {
-          thread.interrupt();
-        }
         monitor.notifyAll();
       }
-      try {
-        thread.join(stopBound().toMillis());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      if (thread.isAlive()) {
-        log.warn("office {}: election loop did not stop within {}", office(), stopBound());
+      loop.execute(loop::commanded);
+      awaitLoop(() -> !running, stopBound());
+      synchronized (monitor) {
+        if (running) {
+          log.warn("office {}: election loop did not stop within {}", office(), stopBound());
+        }
       }
     }
   }
@@ -244,177 +239,16 @@ public final class FencedElection implements Election {
     }
   }
 
-  private Command command() {
+  // What the loop tells the election (on the loop).
+
+  Command command() {
     synchronized (monitor) {
       return command;
     }
   }
 
-  private void run() {
-    Backoff retry = new Backoff(options.retryInitial(), options.retryMax());
-    setState(State.JOINED);
-    events.post(new ElectionEvent.Joined(office()));
-    try {
-      while (command() == Command.RUN) {
-        if (!gateAllows()) {
-          pause(retry.next());
-          continue;
-        }
-        setState(State.CAMPAIGNING);
-        events.post(new ElectionEvent.Campaigning(office()));
-        Grant grant = campaign();
-        if (grant == null) {
-          if (command() == Command.RUN) {
-            pause(retry.next());
-          }
-          continue;
-        }
-        LossReason reason = lead(grant);
-        if (reason.isVoluntary()) {
-          retry.reset();
-        } else if (command() == Command.RUN) {
-          pause(retry.next());
-        }
-      }
-    } catch (RuntimeException | Error e) {
-      log.error("office {}: election loop failed; leaving the election", office(), e);
-    } finally {
-      State last = command() == Command.CLOSE ? State.CLOSED : State.RESIGNED;
-      if (state != State.RESIGNED && state != State.CLOSED) {
-        events.post(new ElectionEvent.Resigned(office(), 0));
-      }
-      setState(last);
-    }
-  }
-
-  private boolean gateAllows() {
-    Gate.Decision decision;
-    try {
-      decision = options.gate().check(office());
-    } catch (RuntimeException e) {
-      decision = Gate.Decision.deny("gate failed: " + e);
-    }
-    if (!decision.allowed()) {
-      log.warn("office {}: campaign denied: {}", office(), decision.reason());
-      setState(State.DENIED);
-      events.post(new ElectionEvent.Denied(office(), decision.reason()));
-    }
-    return decision.allowed();
-  }
-
-  /** Campaigns until this candidate leads; null when interrupted by a command or failed. */
-  private Grant campaign() {
-    synchronized (monitor) {
-      if (command != Command.RUN) {
-        return null;
-      }
-      campaigning = true;
-    }
-    try {
-      return lock.acquire(self.since(clock.instant()), this::ahead, this::wake);
-    } catch (InterruptedException e) {
-      return null;
-    } catch (ConchException e) {
-      log.warn("office {}: campaign failed, will retry: {}", office(), e.getMessage());
-      return null;
-    } catch (RuntimeException e) {
-      log.warn("office {}: campaign failed unexpectedly, will retry", office(), e);
-      return null;
-    } finally {
-      synchronized (monitor) {
-        campaigning = false;
-      }
-      // A command may have interrupted us just as acquire returned; that interrupt is spent here.
-      Thread.interrupted();
-    }
-  }
-
-  private void ahead(Optional<Holder> leader) {
-    if (state != State.FOLLOWING) {
-      setState(State.FOLLOWING);
-    }
-    leader.ifPresent(holder -> events.post(new ElectionEvent.Following(office(), holder)));
-    observe(leader);
-  }
-
-  private void observe(Optional<Holder> leader) {
-    Optional<Holder> before = observed;
-    boolean same =
-        before != null
-            && before.isPresent() == leader.isPresent()
-            && (leader.isEmpty() || before.get().rev() == leader.get().rev());
-    if (!same) {
-      observed = leader;
-      events.post(new ElectionEvent.LeaderObserved(office(), leader));
-    }
-  }
-
-  /**
-   * Leads on {@code grant} until its term ends; returns why it ended. Whatever happens inside the
-   * term, even an {@link Error}, it is no longer believed, its lose hooks run and the grant is
-   * released before this returns or throws.
-   */
-  private LossReason lead(Grant grant) {
-    LeadershipTerm term = new LeadershipTerm(lock, grant, ticker, lossLead, this::requested);
-    Leadership leadership = term.leadership();
-    current = term;
-    LossReason reason;
-    Throwable failure = null;
-    try {
-      reason = term.acquire(handlers, hooks);
-      if (reason == null) {
-        leading = term;
-        setState(State.LEADING);
-        log.info("office {}: leading with token {}", office(), leadership.token());
-        events.post(new ElectionEvent.Leading(office(), leadership.token(), leadership.holder()));
-        observe(Optional.of(leadership.holder()));
-        reason = term.hold(monitor);
-      }
-    } catch (RuntimeException | Error e) {
-      failure = e;
-      reason = term.endReason(LossReason.CLOSED);
-    }
-    leading = null;
-    current = null;
-    wake();
-    term.end(reason, hooks);
-    log.info("office {}: no longer leading (token {}): {}", office(), leadership.token(), reason);
-    // The event goes out before the key is deleted: the work has stopped, and a release that waits
-    // on an unreachable etcd must not hold the news back.
-    switch (reason) {
-      case RESIGNED, CLOSED -> {
-        setState(State.RESIGNED);
-        events.post(new ElectionEvent.Resigned(office(), leadership.token()));
-      }
-      case TRANSFERRED -> {
-        setState(State.TRANSFERRED);
-        events.post(new ElectionEvent.Transferred(office(), leadership.token()));
-      }
-      default -> {
-        setState(State.LOST);
-        events.post(new ElectionEvent.Lost(office(), leadership.token(), reason));
-      }
-    }
-    term.release();
-    synchronized (monitor) {
-      // A transfer is about the term that just ended, whatever ended it: the candidate queues
-      // again (a loss that raced the transfer must not leave the election for good).
-      if (command == Command.TRANSFER) {
-        command = Command.RUN;
-      }
-      monitor.notifyAll();
-    }
-    if (failure instanceof RuntimeException runtime) {
-      throw runtime;
-    }
-    if (failure instanceof Error error) {
-      throw error;
-    }
-    return reason;
-  }
-
   /** What the candidate asks of the current term now: resign, transfer, close, or nothing. */
-  private LossReason requested() {
+  LossReason requested() {
     synchronized (monitor) {
       return switch (command) {
         case TRANSFER -> LossReason.TRANSFERRED;
@@ -425,31 +259,53 @@ public final class FencedElection implements Election {
     }
   }
 
-  private void wake() {
+  void setState(State next) {
+    state = next;
+    notifyWaiters();
+  }
+
+  void notifyWaiters() {
     synchronized (monitor) {
       monitor.notifyAll();
     }
   }
 
-  private void pause(Duration delay) {
-    long deadline = System.nanoTime() + delay.toNanos();
+  /** From the win on, guarded writes work (in acquire hooks too). */
+  void termStarted(LeadershipTerm term) {
+    current = term;
+  }
+
+  /** The term's acquire hooks passed: it leads. */
+  void termLeading(LeadershipTerm term) {
+    leading = term;
+  }
+
+  /** The term is over: believed no more, before its lose hooks run. */
+  void termEnding() {
+    leading = null;
+    current = null;
+    notifyWaiters();
+  }
+
+  /**
+   * The term's grant was released. A transfer is about the term that just ended, whatever ended it:
+   * the candidate queues again (a loss that raced the transfer must not leave the election for
+   * good).
+   */
+  void termReleased() {
     synchronized (monitor) {
-      while (command == Command.RUN) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          return;
-        }
-        try {
-          TimeUnit.NANOSECONDS.timedWait(monitor, left);
-        } catch (InterruptedException e) {
-          return;
-        }
+      if (command == Command.TRANSFER) {
+        command = Command.RUN;
       }
+      monitor.notifyAll();
     }
   }
 
-  private void setState(State next) {
-    state = next;
-    wake();
+  /** The loop left the election: a start may join again. */
+  void loopFinished() {
+    synchronized (monitor) {
+      running = false;
+      monitor.notifyAll();
+    }
   }
 }

@@ -1,6 +1,7 @@
 package dev.conch;
 
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
@@ -14,23 +15,26 @@ public interface FencedLock {
   String office();
 
   /**
-   * Campaigns: writes this candidate's key and blocks until no candidate is ahead of it.
+   * Campaigns: writes this candidate's key and completes once no candidate is ahead of it. Never
+   * waits: the campaign goes on as the store answers. Cancelling the returned future withdraws the
+   * candidate: its key is removed (or, if it had just won, the grant is released).
    *
    * @param self this candidate
-   * @param ahead told who leads while this candidate waits behind it (empty when unknown)
+   * @param ahead told who leads while this candidate waits behind it (empty when unknown); must not
+   *     block
    * @param changed run when the returned grant changes (ended, renewed); must not block
-   * @return the grant of leadership
-   * @throws InterruptedException when the campaign was interrupted; the key is removed
-   * @throws EtcdUnavailableException when the store failed; the key is removed
+   * @return the grant of leadership, or a failure ({@link EtcdUnavailableException}, {@link
+   *     ConchException}) after which the key is removed
    */
-  Grant acquire(Holder self, Consumer<Optional<Holder>> ahead, Runnable changed)
-      throws InterruptedException;
+  CompletableFuture<Grant> campaign(
+      Holder self, Consumer<Optional<Holder>> ahead, Runnable changed);
 
   /**
-   * Gives the office up: deletes the key so the next candidate leads at once. If the store cannot
-   * be reached, it keeps trying in the background until the key or its lease is gone.
+   * Gives the office up: deletes the key so the next candidate leads at once. Never waits: the
+   * returned future completes after the first attempt; if the store could not be reached, it keeps
+   * trying in the background until the key or its lease is gone.
    */
-  void release(Grant grant);
+  CompletableFuture<Void> release(Grant grant);
 
   /**
    * Who leads the office now (the first candidacy), read from the store; empty when vacant.

@@ -3,41 +3,107 @@ package dev.conch;
 import dev.conch.FencedLock.Grant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One term of leadership, from the win to the release: it owns the grant, runs the acquire hooks,
  * holds until the term ends, runs the lose hooks of every handler whose acquire hook was called,
- * and releases the grant. Why it ends is {@link LossRule}'s to say; the election loop around it
- * decides what comes next.
+ * and tells its election, which releases the grant. Why it ends is {@link LossRule}'s to say.
+ *
+ * <p>A term never waits: every method runs on its election's loop ({@link Serial}), and learns of a
+ * change from a {@link #check()} (the store's news, a command, a timer) or from a hook that
+ * returned. While it holds, one timer wakes it before the deadline minus the loss lead (and at
+ * least every second: the ticker may be a test's). A step that throws, even an {@link Error}, ends
+ * the term as {@link LossReason#CLOSED}; the lose hooks still run.
  */
 final class LeadershipTerm implements Leadership.Validity {
 
-  private final FencedLock lock;
+  private static final Logger log = LoggerFactory.getLogger(FencedElection.class);
+
+  private static final long MAX_SLEEP = TimeUnit.SECONDS.toNanos(1);
+
+  /** What the term tells its election; called on the election's loop. */
+  interface Outcome {
+
+    /** Every acquire hook passed and the term still holds. */
+    void leading(LeadershipTerm term);
+
+    /** The term ended (no longer valid); its lose hooks run next. */
+    void ending(LeadershipTerm term);
+
+    /** The lose hooks ran; the grant is to be released. {@code failure} is what broke the term. */
+    void ended(LeadershipTerm term, LossReason reason, Throwable failure);
+  }
+
+  private enum Phase {
+    ACQUIRING,
+    HOLDING,
+    LOSING,
+    DONE
+  }
+
   private final Grant grant;
   private final Leadership leadership;
   private final Ticker ticker;
   private final long lossLead;
+  private final long hookTimeout;
+  private final long stopTimeout;
   private final Supplier<LossReason> requested;
+  private final List<LeadershipHandler> handlers;
+  private final HookRunner hooks;
+  private final Executor loop;
+  private final Outcome outcome;
   private final List<LeadershipHandler> started = new ArrayList<>();
   private volatile boolean over;
 
+  // Confined to the loop.
+  private Phase phase = Phase.ACQUIRING;
+  private HookRunner.Hook running;
+  private long hookStartedAt;
+  private boolean warned;
+  private int next;
+  private ScheduledFuture<?> timer;
+  private LossReason reason;
+  private Throwable failure;
+
   /**
    * @param requested what the candidate asks for now (resign, transfer, close), or null
+   * @param handlers the handlers whose hooks this term runs, in order
    */
   LeadershipTerm(
-      FencedLock lock, Grant grant, Ticker ticker, long lossLead, Supplier<LossReason> requested) {
-    this.lock = lock;
+      Grant grant,
+      Ticker ticker,
+      ElectionOptions options,
+      Supplier<LossReason> requested,
+      List<LeadershipHandler> handlers,
+      HookRunner hooks,
+      Executor loop,
+      Outcome outcome) {
     this.grant = grant;
     this.ticker = ticker;
-    this.lossLead = lossLead;
+    this.lossLead = options.lossLead().toNanos();
+    this.hookTimeout = options.hookTimeout().toNanos();
+    this.stopTimeout = options.stopTimeout().toNanos();
     this.requested = requested;
+    this.handlers = List.copyOf(handlers);
+    this.hooks = hooks;
+    this.loop = loop;
+    this.outcome = outcome;
     this.leadership = grant.leadership().boundTo(this);
   }
 
   Leadership leadership() {
     return leadership;
+  }
+
+  Grant grant() {
+    return grant;
   }
 
   /** Whether the term is not over and its deadline minus the loss lead is still ahead. */
@@ -53,73 +119,247 @@ final class LeadershipTerm implements Leadership.Validity {
     return grant.validUntil() - ticker.nanoTime();
   }
 
-  /**
-   * Why the term ends now, with {@code asked} as what the candidate asked for; null if it holds.
-   */
-  LossReason endReason(LossReason asked) {
-    return LossRule.decide(grant.ended(), asked, ticker.nanoTime(), grant.validUntil(), lossLead);
+  /** Starts the term: its acquire hooks, one after another. */
+  void begin() {
+    guarded(() -> acquireNext());
   }
 
-  /** Why the term ends now, or null while it holds. */
-  LossReason endReason() {
-    return endReason(requested.get());
-  }
-
-  /**
-   * Runs the acquire hooks in order, each bounded by the hook timeout and by the end of the term.
-   *
-   * @return null when every hook passed and the term still holds, else why it ends
-   */
-  LossReason acquire(List<LeadershipHandler> handlers, HookRunner hooks) {
-    for (LeadershipHandler handler : handlers) {
-      LossReason failed = hooks.acquire(handler, leadership, this::endReason, started);
-      if (failed != null) {
-        // Facts first: a hook that failed as the deadline passed is a loss a successor may see.
-        return endReason(failed);
-      }
-    }
-    // Whether the term still holds, from the facts alone: a term whose hooks all passed did lead
-    // (its work may have run already), so a resign asked for meanwhile ends it after it began.
-    return endReason(null);
-  }
-
-  /** Waits on {@code monitor} until the term ends; returns why. */
-  LossReason hold(Object monitor) {
-    synchronized (monitor) {
-      while (true) {
-        LossReason reason = endReason();
-        if (reason != null) {
-          return reason;
-        }
-        long left = grant.validUntil() - lossLead - ticker.nanoTime();
-        long waitMillis = Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(left) + 1, 1000));
-        try {
-          monitor.wait(waitMillis);
-        } catch (InterruptedException e) {
-          return endReason(LossReason.CLOSED);
-        }
-      }
-    }
-  }
-
-  /**
-   * Ends the term: it is no longer valid, and the lose hook of every handler whose acquire hook was
-   * called runs, in reverse order.
-   */
-  void end(LossReason reason, HookRunner hooks) {
-    over = true;
-    for (int i = started.size() - 1; i >= 0; i--) {
-      hooks.lose(started.get(i), leadership, reason);
-    }
-  }
-
-  /** Gives the office up in the store, so that the next candidate leads at once. */
-  void release() {
-    lock.release(grant);
+  /** Looks at the term again: the store's news, a command, a timer. */
+  void check() {
+    guarded(this::look);
   }
 
   /** Writes through the store's fenced compare, if the term is still believed. */
-  boolean guardedPut(String key, String value) {
+  boolean guardedPut(FencedLock lock, String key, String value) {
     return lock.guardedPut(grant, key, value);
+  }
+
+  /**
+   * Why the term ends now, with {@code asked} as what the candidate asked for; null if it holds.
+   */
+  private LossReason endReason(LossReason asked) {
+    return LossRule.decide(grant.ended(), asked, ticker.nanoTime(), grant.validUntil(), lossLead);
+  }
+
+  private LossReason endReason() {
+    return endReason(requested.get());
+  }
+
+  private void look() {
+    switch (phase) {
+      case ACQUIRING -> {
+        LossReason end = endReason();
+        if (end != null) {
+          log.warn("office {}: leadership ended ({}) while acquire hooks ran", office(), end);
+          lose(end);
+        } else if (ticker.nanoTime() - (hookStartedAt + hookTimeout) >= 0) {
+          log.warn(
+              "office {}: acquire hook timed out after {}; stepping down",
+              office(),
+              Durations.format(java.time.Duration.ofNanos(hookTimeout)));
+          lose(endReason(LossReason.ACQUIRE_FAILED));
+        } else {
+          arm(Math.min(untilLossLead(), hookStartedAt + hookTimeout - ticker.nanoTime()));
+        }
+      }
+      case HOLDING -> {
+        LossReason end = endReason();
+        if (end != null) {
+          lose(end);
+        } else {
+          arm(untilLossLead());
+        }
+      }
+      case LOSING -> loseTimers();
+      case DONE -> {}
+    }
+  }
+
+  private void acquireNext() {
+    LossReason end = endReason();
+    if (end != null) {
+      if (next == 0) {
+        // Over before it began (a process frozen since the win): nothing is started at all.
+        log.warn("office {}: leadership ended ({}) before acquire hooks ran", office(), end);
+      } else {
+        log.warn("office {}: leadership ended ({}) while acquire hooks ran", office(), end);
+      }
+      lose(end);
+      return;
+    }
+    if (next == handlers.size()) {
+      // Whether the term still holds, from the facts alone: a term whose hooks all passed did lead
+      // (its work may have run already), so a resign asked for meanwhile ends it after it began.
+      LossReason facts = endReason(null);
+      if (facts != null) {
+        lose(facts);
+        return;
+      }
+      phase = Phase.HOLDING;
+      outcome.leading(this);
+      look();
+      return;
+    }
+    LeadershipHandler handler = handlers.get(next++);
+    HookRunner.Hook hook;
+    try {
+      hook = hooks.start(() -> handler.acquired(leadership));
+    } catch (RejectedExecutionException e) {
+      log.warn("office {}: election closed; acquire hook not run", office());
+      lose(endReason(LossReason.CLOSED));
+      return;
+    }
+    // Its lose hook runs whatever became of the acquire: what it began must be stopped.
+    started.add(handler);
+    running = hook;
+    hookStartedAt = ticker.nanoTime();
+    hook.done.whenComplete((ok, error) -> loop.execute(() -> acquired(hook, error)));
+    look();
+  }
+
+  private void acquired(HookRunner.Hook hook, Throwable error) {
+    guarded(
+        () -> {
+          if (running != hook || phase != Phase.ACQUIRING) {
+            return; // given up already
+          }
+          running = null;
+          if (error != null) {
+            log.warn("office {}: acquire hook failed; stepping down", office(), error);
+            // Facts first: a hook that failed as the deadline passed is a loss a successor may see.
+            lose(endReason(LossReason.ACQUIRE_FAILED));
+          } else {
+            acquireNext();
+          }
+        });
+  }
+
+  /**
+   * Ends the term: it is no longer valid, a running acquire hook is given up, and the lose hook of
+   * every handler whose acquire hook was called runs, in reverse order.
+   */
+  private void lose(LossReason why) {
+    if (phase == Phase.LOSING || phase == Phase.DONE) {
+      return;
+    }
+    over = true;
+    phase = Phase.LOSING;
+    reason = why;
+    disarm();
+    if (running != null) {
+      running.abandon();
+      running = null;
+    }
+    outcome.ending(this);
+    next = started.size() - 1;
+    loseNext();
+  }
+
+  private void loseNext() {
+    while (next >= 0) {
+      LeadershipHandler handler = started.get(next--);
+      HookRunner.Hook hook;
+      try {
+        hook = hooks.start(() -> handler.lost(leadership, reason));
+      } catch (RejectedExecutionException e) {
+        log.error("office {}: election closed before its lose hook could run", office());
+        continue;
+      }
+      running = hook;
+      hookStartedAt = ticker.nanoTime();
+      warned = false;
+      hook.done.whenComplete((ok, error) -> loop.execute(() -> lost(hook, error)));
+      loseTimers();
+      return;
+    }
+    phase = Phase.DONE;
+    disarm();
+    outcome.ended(this, reason, failure);
+  }
+
+  private void lost(HookRunner.Hook hook, Throwable error) {
+    if (running != hook) {
+      return;
+    }
+    running = null;
+    if (error != null) {
+      log.warn("office {}: lose hook failed", office(), error);
+    }
+    loseNext();
+  }
+
+  /**
+   * A lose hook is best effort: warned about when an involuntary loss finds it still running after
+   * the stop timeout (the time the loss lead leaves before the lease could expire), and given up
+   * after the hook timeout.
+   */
+  private void loseTimers() {
+    if (running == null) {
+      return;
+    }
+    long ran = ticker.nanoTime() - hookStartedAt;
+    if (ran >= hookTimeout) {
+      running.abandon();
+      running = null;
+      log.warn(
+          "office {}: lose hook timed out after {}",
+          office(),
+          Durations.format(java.time.Duration.ofNanos(hookTimeout)));
+      loseNext();
+      return;
+    }
+    if (ran >= stopTimeout && !warned) {
+      warned = true;
+      if (!reason.isVoluntary()) {
+        log.warn(
+            "office {}: lose hook still running after the stop timeout ({}): its work may"
+                + " overlap a successor's; raise the stop timeout or make the hook faster",
+            office(),
+            Durations.format(java.time.Duration.ofNanos(stopTimeout)));
+      }
+    }
+    arm(warned ? hookTimeout - ran : stopTimeout - ran);
+  }
+
+  private long untilLossLead() {
+    return grant.validUntil() - lossLead - ticker.nanoTime();
+  }
+
+  /** Wakes the term after {@code nanos} (at most a second, at least a millisecond). */
+  private void arm(long nanos) {
+    disarm();
+    long delay = Math.max(TimeUnit.MILLISECONDS.toNanos(1), Math.min(nanos, MAX_SLEEP));
+    timer =
+        SharedThreads.TIMER.schedule(() -> loop.execute(this::check), delay, TimeUnit.NANOSECONDS);
+  }
+
+  private void disarm() {
+    if (timer != null) {
+      timer.cancel(false);
+      timer = null;
+    }
+  }
+
+  /** Runs a step; one that throws ends the term (its lose hooks still run). */
+  private void guarded(Runnable step) {
+    try {
+      step.run();
+    } catch (RuntimeException | Error e) {
+      if (phase == Phase.LOSING || phase == Phase.DONE) {
+        throw e;
+      }
+      failure = e;
+      LossReason why;
+      try {
+        why = endReason(LossReason.CLOSED);
+      } catch (RuntimeException | Error again) {
+        why = LossReason.CLOSED;
+      }
+      lose(why);
+    }
+  }
+
+  private String office() {
+    return leadership.office();
   }
 }

@@ -45,6 +45,22 @@ public abstract class ElectionContractTest {
     return election;
   }
 
+  /** A started candidate that leads {@code office} (it is the first to campaign). */
+  protected Election leading(String office, String id) throws InterruptedException {
+    Election election = candidate(office, id);
+    election.start();
+    assertThat(election.awaitLeadership(WAIT)).isTrue();
+    return election;
+  }
+
+  /** A started candidate that waits behind the leader of {@code office}. */
+  protected Election following(String office, String id) {
+    Election election = candidate(office, id);
+    election.start();
+    await().atMost(WAIT).until(() -> election.state() == State.FOLLOWING);
+    return election;
+  }
+
   @AfterEach
   void closeElections() {
     elections.forEach(Election::close);
@@ -53,10 +69,7 @@ public abstract class ElectionContractTest {
   @Test
   void soleCandidateLeadsWithATokenThatTheStoreShows() throws Exception {
     String office = freshOffice();
-    Election a = candidate(office, "a");
-    a.start();
-
-    assertThat(a.awaitLeadership(WAIT)).isTrue();
+    Election a = leading(office, "a");
     assertThat(a.state()).isEqualTo(State.LEADING);
     long token = a.token().orElseThrow();
     assertThat(token).isPositive();
@@ -70,9 +83,7 @@ public abstract class ElectionContractTest {
   @Test
   void secondCandidateFollowsAndLeadsOnResignWithALargerToken() throws Exception {
     String office = freshOffice();
-    Election a = candidate(office, "a");
-    a.start();
-    assertThat(a.awaitLeadership(WAIT)).isTrue();
+    Election a = leading(office, "a");
     Election b = candidate(office, "b");
     EventLog bLog = EventLog.of(b);
     b.start();
@@ -119,9 +130,7 @@ public abstract class ElectionContractTest {
     EventLog aLog = EventLog.of(a);
     a.start();
     assertThat(a.awaitLeadership(WAIT)).isTrue();
-    Election b = candidate(office, "b");
-    b.start();
-    await().atMost(WAIT).until(() -> b.state() == State.FOLLOWING);
+    Election b = following(office, "b");
 
     a.transfer();
 
@@ -134,12 +143,8 @@ public abstract class ElectionContractTest {
   @Test
   void transferByAFollowerIsRefused() throws Exception {
     String office = freshOffice();
-    Election a = candidate(office, "a");
-    a.start();
-    assertThat(a.awaitLeadership(WAIT)).isTrue();
-    Election b = candidate(office, "b");
-    b.start();
-    await().atMost(WAIT).until(() -> b.state() == State.FOLLOWING);
+    Election a = leading(office, "a");
+    Election b = following(office, "b");
 
     assertThatThrownBy(b::transfer)
         .isInstanceOf(NotLeaderException.class)
@@ -202,9 +207,7 @@ public abstract class ElectionContractTest {
         .isEqualTo(LossReason.ACQUIRE_FAILED);
     assertThat(aLog.events(ElectionEvent.Leading.class)).isEmpty();
 
-    Election b = candidate(office, "b");
-    b.start();
-    assertThat(b.awaitLeadership(WAIT)).isTrue();
+    Election b = leading(office, "b");
     assertThat(a.isLeader()).isFalse();
   }
 
@@ -261,12 +264,8 @@ public abstract class ElectionContractTest {
   @Test
   void closingTheLeaderHandsOverAndClosedElectionCannotStart() throws Exception {
     String office = freshOffice();
-    Election a = candidate(office, "a");
-    a.start();
-    assertThat(a.awaitLeadership(WAIT)).isTrue();
-    Election b = candidate(office, "b");
-    b.start();
-    await().atMost(WAIT).until(() -> b.state() == State.FOLLOWING);
+    Election a = leading(office, "a");
+    Election b = following(office, "b");
 
     a.close();
 
@@ -278,9 +277,7 @@ public abstract class ElectionContractTest {
   @Test
   void resignedCandidateCanJoinAgain() throws Exception {
     String office = freshOffice();
-    Election a = candidate(office, "a");
-    a.start();
-    assertThat(a.awaitLeadership(WAIT)).isTrue();
+    Election a = leading(office, "a");
     long first = a.token().orElseThrow();
     a.resign();
     assertThat(a.leader()).isEmpty();
@@ -294,12 +291,8 @@ public abstract class ElectionContractTest {
   @Test
   void followerResigningLeavesTheQueue() throws Exception {
     String office = freshOffice();
-    Election a = candidate(office, "a");
-    a.start();
-    assertThat(a.awaitLeadership(WAIT)).isTrue();
-    Election b = candidate(office, "b");
-    b.start();
-    await().atMost(WAIT).until(() -> b.state() == State.FOLLOWING);
+    Election a = leading(office, "a");
+    Election b = following(office, "b");
 
     b.resign();
     a.resign();
@@ -312,16 +305,18 @@ public abstract class ElectionContractTest {
   void guardedWriteSucceedsOnlyWithTheCurrentToken() throws Exception {
     String office = freshOffice();
     FencedLock lock = lock(office);
-    FencedLock.Grant first = lock.acquire(Holder.self(office, "a", null), l -> {}, () -> {});
+    FencedLock.Grant first =
+        lock.campaign(Holder.self(office, "a", null), l -> {}, () -> {}).get(10, TimeUnit.SECONDS);
     assertThat(lock.guardedPut(first, "/fenced/" + office, "one")).isTrue();
-    lock.release(first);
+    lock.release(first).get(10, TimeUnit.SECONDS);
 
-    FencedLock.Grant second = lock.acquire(Holder.self(office, "b", null), l -> {}, () -> {});
+    FencedLock.Grant second =
+        lock.campaign(Holder.self(office, "b", null), l -> {}, () -> {}).get(10, TimeUnit.SECONDS);
 
     assertThat(second.leadership().token()).isGreaterThan(first.leadership().token());
     assertThat(lock.guardedPut(first, "/fenced/" + office, "stale")).isFalse();
     assertThat(lock.guardedPut(second, "/fenced/" + office, "two")).isTrue();
-    lock.release(second);
+    lock.release(second).get(10, TimeUnit.SECONDS);
   }
 
   @Test

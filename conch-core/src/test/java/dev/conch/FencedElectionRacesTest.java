@@ -1,6 +1,7 @@
 package dev.conch;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.conch.local.LocalOffices;
@@ -9,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -152,19 +154,11 @@ class FencedElectionRacesTest {
         .hasSizeLessThanOrEqualTo(2);
     many.forEach(Election::close);
 
-    HookRunner hooks = new HookRunner(ElectionOptions.forOffice("late"), now::get);
+    HookRunner hooks = new HookRunner("late");
     hooks.close();
     AtomicBoolean ran = new AtomicBoolean();
-    Leadership term = new Leadership("late", 1, 1, Holder.self("late", "x", null));
-    LeadershipHandler handler =
-        new LeadershipHandler() {
-          @Override
-          public void acquired(Leadership leadership) {
-            ran.set(true);
-          }
-        };
-    assertThat(hooks.acquire(handler, term, () -> null, new ArrayList<>()))
-        .isEqualTo(LossReason.CLOSED);
+    assertThatThrownBy(() -> hooks.start(() -> ran.set(true)))
+        .isInstanceOf(RejectedExecutionException.class);
     assertThat(ran).isFalse();
   }
 

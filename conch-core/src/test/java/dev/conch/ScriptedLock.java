@@ -1,6 +1,7 @@
 package dev.conch;
 
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -25,7 +26,7 @@ public final class ScriptedLock implements FencedLock {
   /** What the store says ended the grant, or null. */
   public volatile LossReason ended;
 
-  /** How many campaigns may win; later ones wait until interrupted. */
+  /** How many campaigns may win; later ones wait until cancelled. */
   public volatile int campaignsAllowed = Integer.MAX_VALUE;
 
   /** Campaigns started, won, and grants released. */
@@ -55,11 +56,11 @@ public final class ScriptedLock implements FencedLock {
   }
 
   @Override
-  public synchronized Grant acquire(Holder self, Consumer<Optional<Holder>> ahead, Runnable changed)
-      throws InterruptedException {
+  public synchronized CompletableFuture<Grant> campaign(
+      Holder self, Consumer<Optional<Holder>> ahead, Runnable changed) {
     attempts.incrementAndGet();
-    while (campaigns.get() >= campaignsAllowed) {
-      wait(); // no more terms: the campaign waits until interrupted
+    if (campaigns.get() >= campaignsAllowed) {
+      return new CompletableFuture<>(); // no more terms: the campaign waits until cancelled
     }
     int term = campaigns.incrementAndGet();
     this.changed = changed;
@@ -67,30 +68,32 @@ public final class ScriptedLock implements FencedLock {
       validUntil = ticker.nanoTime() + 10 * SECOND;
     }
     Holder held = self.at(term, 1);
-    return new Grant() {
-      @Override
-      public Leadership leadership() {
-        return new Leadership(office, term, 1, held);
-      }
+    return CompletableFuture.completedFuture(
+        new Grant() {
+          @Override
+          public Leadership leadership() {
+            return new Leadership(office, term, 1, held);
+          }
 
-      @Override
-      public long validUntil() {
-        return validUntil;
-      }
+          @Override
+          public long validUntil() {
+            return validUntil;
+          }
 
-      @Override
-      public Optional<LossReason> ended() {
-        if (throwOnce.compareAndSet(true, false)) {
-          throw new StackOverflowError("scripted");
-        }
-        return Optional.ofNullable(ended);
-      }
-    };
+          @Override
+          public Optional<LossReason> ended() {
+            if (throwOnce.compareAndSet(true, false)) {
+              throw new StackOverflowError("scripted");
+            }
+            return Optional.ofNullable(ended);
+          }
+        });
   }
 
   @Override
-  public void release(Grant grant) {
+  public CompletableFuture<Void> release(Grant grant) {
     released.incrementAndGet();
+    return CompletableFuture.completedFuture(null);
   }
 
   @Override

@@ -37,6 +37,41 @@ final class EtcdCalls {
     }
   }
 
+  /**
+   * {@code call} bounded by {@code timeout}, without waiting: it fails with the same {@link
+   * EtcdUnavailableException} {@link #await} throws.
+   */
+  static <T> CompletableFuture<T> within(CompletableFuture<T> call, Duration timeout, String what) {
+    CompletableFuture<T> answer = new CompletableFuture<>();
+    call.orTimeout(Math.max(1, timeout.toNanos()), TimeUnit.NANOSECONDS)
+        .whenComplete(
+            (value, error) -> {
+              if (error == null) {
+                answer.complete(value);
+                return;
+              }
+              Throwable cause = unwrap(error);
+              answer.completeExceptionally(
+                  cause instanceof TimeoutException
+                      ? new EtcdUnavailableException(
+                          "etcd did not answer " + what + " within " + Durations.format(timeout),
+                          cause)
+                      : new EtcdUnavailableException(what + " failed: " + describe(cause), cause));
+            });
+    return answer;
+  }
+
+  /** The failure inside a {@link java.util.concurrent.CompletionException}, or itself. */
+  static Throwable unwrap(Throwable error) {
+    Throwable cause = error;
+    while ((cause instanceof java.util.concurrent.CompletionException
+            || cause instanceof ExecutionException)
+        && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
+  }
+
   /** Waits for {@code call} where the caller cannot be interrupted: an interrupt is kept set. */
   static <T> T awaitUninterruptibly(CompletableFuture<T> call, Duration timeout, String what) {
     try {

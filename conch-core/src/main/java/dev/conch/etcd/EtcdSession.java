@@ -188,22 +188,28 @@ public final class EtcdSession implements AutoCloseable {
     return keeper.listen(listener);
   }
 
-  /** The current lease, granting one if there is none; waits at most the call timeout. */
-  LeaseKeeper.Lease lease() throws InterruptedException {
+  /** The current lease, granting one if there is none; fails after the call timeout. */
+  CompletableFuture<LeaseKeeper.Lease> lease() {
     return keeper.lease();
   }
 
   /**
    * Runs {@code call} now and, if it fails, again after each renewal round until it succeeds or
-   * etcd says the thing is gone: how a resign or revoke that failed is not forgotten.
+   * etcd says the thing is gone: how a resign or revoke that failed is not forgotten. Never waits:
+   * the returned future completes after the first attempt, whatever became of it.
    */
-  void ensure(String what, Supplier<CompletableFuture<?>> call) {
+  CompletableFuture<Void> ensure(String what, Supplier<CompletableFuture<?>> call) {
     PendingAction action = new PendingAction(what, call);
-    if (!action.attempt(options.timeout())) {
-      synchronized (monitor) {
-        pending.add(action);
-      }
-    }
+    return action
+        .attempt(options.timeout())
+        .thenAccept(
+            done -> {
+              if (!done) {
+                synchronized (monitor) {
+                  pending.add(action);
+                }
+              }
+            });
   }
 
   /** Makes sure etcd forgets a lost lease too, so that its keys go at once. */

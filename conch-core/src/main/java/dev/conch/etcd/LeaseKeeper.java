@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -60,6 +61,7 @@ final class LeaseKeeper implements AutoCloseable {
   private final Thread thread;
 
   // Guarded by monitor.
+  private final List<CompletableFuture<Lease>> waiting = new ArrayList<>();
   private Lease lease;
   private boolean wanted;
   private boolean closed;
@@ -116,29 +118,39 @@ final class LeaseKeeper implements AutoCloseable {
     }
   }
 
-  /** The current lease, granting one if there is none; waits at most the call timeout. */
-  Lease lease() throws InterruptedException {
-    long deadline = ticker.nanoTime() + options.timeout().toNanos();
+  /**
+   * The current lease, granting one if there is none. Never waits: the future completes once the
+   * lease is granted, or fails after the call timeout (naming etcd's last error) or on close.
+   */
+  CompletableFuture<Lease> lease() {
+    CompletableFuture<Lease> granted = new CompletableFuture<>();
     synchronized (monitor) {
-      wanted = true;
-      monitor.notifyAll();
-      while (lease == null || lease.gone != null) {
-        if (closed) {
-          throw new EtcdUnavailableException("session is closed", null);
-        }
-        long left = deadline - ticker.nanoTime();
-        if (left <= 0) {
-          throw new EtcdUnavailableException(
-              "could not get a lease from etcd within "
-                  + Durations.format(options.timeout())
-                  + ": "
-                  + lastError,
-              null);
-        }
-        TimeUnit.NANOSECONDS.timedWait(monitor, Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
+      if (closed) {
+        return CompletableFuture.failedFuture(
+            new EtcdUnavailableException("session is closed", null));
       }
-      return lease;
+      if (lease != null && lease.gone == null) {
+        return CompletableFuture.completedFuture(lease);
+      }
+      wanted = true;
+      waiting.add(granted);
+      monitor.notifyAll();
     }
+    CompletableFuture.delayedExecutor(options.timeout().toNanos(), TimeUnit.NANOSECONDS)
+        .execute(
+            () -> {
+              synchronized (monitor) {
+                waiting.remove(granted);
+              }
+              granted.completeExceptionally(
+                  new EtcdUnavailableException(
+                      "could not get a lease from etcd within "
+                          + Durations.format(options.timeout())
+                          + ": "
+                          + lastError(),
+                      null));
+            });
+    return granted;
   }
 
   /** The current lease, or null. */
@@ -174,11 +186,17 @@ final class LeaseKeeper implements AutoCloseable {
   /** Stops the thread and returns the lease it held (not revoked here), or null. */
   Lease stop() {
     Lease last;
+    List<CompletableFuture<Lease>> told;
     synchronized (monitor) {
       closed = true;
       last = lease;
+      told = List.copyOf(waiting);
+      waiting.clear();
       monitor.notifyAll();
     }
+    told.forEach(
+        future ->
+            future.completeExceptionally(new EtcdUnavailableException("session is closed", null)));
     try {
       thread.join(options.timeout().toMillis() + 1000);
     } catch (InterruptedException e) {
@@ -293,10 +311,14 @@ final class LeaseKeeper implements AutoCloseable {
             "lease grant");
     Lease fresh =
         new Lease(granted.getID(), sendAt + TimeUnit.SECONDS.toNanos(granted.getTTL()), granted);
+    List<CompletableFuture<Lease>> told;
     synchronized (monitor) {
       lease = fresh;
+      told = List.copyOf(waiting);
+      waiting.clear();
       monitor.notifyAll();
     }
+    told.forEach(future -> future.complete(fresh));
     log.info("lease {} granted (ttl {})", fresh.hex(), Durations.format(options.ttl()));
   }
 

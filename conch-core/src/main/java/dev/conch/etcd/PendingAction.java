@@ -2,7 +2,6 @@ package dev.conch.etcd;
 
 import static dev.conch.etcd.LeaseKeeper.isNotFound;
 
-import dev.conch.EtcdUnavailableException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -28,22 +27,29 @@ final class PendingAction {
     this.call = call;
   }
 
-  /** Runs it and waits; returns whether it is done (succeeded, or the thing is gone). */
-  boolean attempt(Duration timeout) {
+  /**
+   * Runs it without waiting; the future tells whether it is done (succeeded, or the thing is gone)
+   * once etcd answered or the timeout passed.
+   */
+  CompletableFuture<Boolean> attempt(Duration timeout) {
+    CompletableFuture<?> future;
     try {
-      EtcdCalls.awaitUninterruptibly(call.get(), timeout, what);
-      return true;
-    } catch (EtcdUnavailableException e) {
-      if (isNotFound(e)) {
-        return true;
-      }
-      log.debug("{} failed, will retry: {}", what, e.getMessage());
-      return false;
+      future = call.get();
     } catch (RuntimeException e) {
       // jetcd throws directly when the client is closed: then nothing is left to retry with.
       log.warn("{} failed: {}", what, EtcdCalls.describe(e));
-      return true;
+      return CompletableFuture.completedFuture(true);
     }
+    return future
+        .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+        .handle(
+            (result, error) -> {
+              if (error == null || isNotFound(error)) {
+                return true;
+              }
+              log.debug("{} failed, will retry: {}", what, EtcdCalls.describe(error));
+              return false;
+            });
   }
 
   /** Runs it without waiting, unless it is under way; {@code done} runs once it is done. */

@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
@@ -85,6 +86,14 @@ public final class LocalOffices {
    * @return whether such a candidate was waiting
    */
   public boolean grant(String office, String candidateId) {
+    try {
+      return moveFirst(office, candidateId);
+    } finally {
+      settle(office);
+    }
+  }
+
+  private boolean moveFirst(String office, String candidateId) {
     synchronized (monitor) {
       List<Candidacy> queue = queue(office);
       Candidacy chosen = null;
@@ -101,7 +110,6 @@ public final class LocalOffices {
         queue.remove(chosen);
         chosen.holder = chosen.holder.at(++revision, chosen.holder.lease());
         queue.add(0, chosen);
-        monitor.notifyAll();
       }
       return true;
     }
@@ -122,7 +130,54 @@ public final class LocalOffices {
                 queue(office).remove(c);
                 c.end(reason);
               });
-      monitor.notifyAll();
+    }
+    settle(office);
+  }
+
+  /**
+   * Tells the waiting candidates of {@code office} what changed: the first one wins, the others
+   * learn who leads. Called after every change to the office's queue, outside the monitor.
+   */
+  private void settle(String office) {
+    List<Runnable> news = new ArrayList<>();
+    synchronized (monitor) {
+      List<Candidacy> queue = queue(office);
+      for (Candidacy c : queue) {
+        Waiting waiting = c.waiting;
+        if (waiting == null) {
+          continue;
+        }
+        if (c == queue.get(0)) {
+          c.waiting = null;
+          c.holder = c.holder.since(clock.instant());
+          news.add(() -> waiting.result.complete(c));
+        } else {
+          Holder leader = queue.get(0).holder;
+          if (leader != waiting.seen) {
+            waiting.seen = leader;
+            news.add(() -> waiting.ahead.accept(Optional.of(leader)));
+          }
+        }
+      }
+    }
+    news.forEach(Runnable::run);
+  }
+
+  private void withdraw(String office, Candidacy candidacy) {
+    synchronized (monitor) {
+      queue(office).remove(candidacy);
+    }
+    settle(office);
+  }
+
+  /** A candidacy that has not won yet: how to tell it of a win, and who it last heard leads. */
+  private static final class Waiting {
+    final CompletableFuture<FencedLock.Grant> result = new CompletableFuture<>();
+    final Consumer<Optional<Holder>> ahead;
+    Holder seen;
+
+    Waiting(Consumer<Optional<Holder>> ahead) {
+      this.ahead = ahead;
     }
   }
 
@@ -138,6 +193,8 @@ public final class LocalOffices {
   private static final class Candidacy implements FencedLock.Grant {
     private volatile Holder holder;
     private final Runnable changed;
+    // Guarded by the store's monitor.
+    private Waiting waiting;
     private volatile LossReason ended;
 
     Candidacy(Holder holder, Runnable changed) {
@@ -180,47 +237,30 @@ public final class LocalOffices {
     }
 
     @Override
-    public Grant acquire(Holder self, Consumer<Optional<Holder>> ahead, Runnable changed)
-        throws InterruptedException {
+    public CompletableFuture<Grant> campaign(
+        Holder self, Consumer<Optional<Holder>> ahead, Runnable changed) {
       Candidacy mine;
+      Waiting waiting = new Waiting(ahead);
       synchronized (monitor) {
         mine = new Candidacy(self.at(++revision, ++leases), changed);
+        mine.waiting = waiting;
         queue(office).add(mine);
       }
-      Holder seen = null;
-      try {
-        while (true) {
-          Holder leader;
-          synchronized (monitor) {
-            Candidacy head = queue(office).get(0);
-            if (head == mine) {
-              mine.holder = mine.holder.since(clock.instant());
-              return mine;
+      // A campaign given up (cancelled) leaves the queue; one that won releases what it won.
+      waiting.result.whenComplete(
+          (won, error) -> {
+            if (waiting.result.isCancelled()) {
+              withdraw(office, mine);
             }
-            leader = head.holder;
-            if (leader == seen) {
-              monitor.wait();
-              continue;
-            }
-          }
-          seen = leader;
-          ahead.accept(Optional.of(leader));
-        }
-      } catch (InterruptedException e) {
-        synchronized (monitor) {
-          queue(office).remove(mine);
-          monitor.notifyAll();
-        }
-        throw e;
-      }
+          });
+      settle(office);
+      return waiting.result;
     }
 
     @Override
-    public void release(Grant grant) {
-      synchronized (monitor) {
-        queue(office).remove((Candidacy) grant);
-        monitor.notifyAll();
-      }
+    public CompletableFuture<Void> release(Grant grant) {
+      withdraw(office, (Candidacy) grant);
+      return CompletableFuture.completedFuture(null);
     }
 
     @Override

@@ -230,17 +230,21 @@ class EtcdElectionTest {
     // that term as soon as etcd answers).
     EtcdSession session = etcds.session(etcds.client(etcd.cluster()), SessionOptions.defaults());
     EtcdLock lock = new EtcdLock(session, office());
-    FencedLock.Grant first = lock.acquire(Holder.self(lock.office(), "a", null), l -> {}, () -> {});
+    FencedLock.Grant first =
+        lock.campaign(Holder.self(lock.office(), "a", null), l -> {}, () -> {})
+            .get(10, TimeUnit.SECONDS);
 
     FencedLock.Grant second =
-        lock.acquire(Holder.self(lock.office(), "a", null), l -> {}, () -> {});
+        lock.campaign(Holder.self(lock.office(), "a", null), l -> {}, () -> {})
+            .get(10, TimeUnit.SECONDS);
 
     assertThat(second.leadership().lease()).isEqualTo(first.leadership().lease());
     assertThat(second.leadership().token()).isGreaterThan(first.leadership().token());
     assertThat(lock.leader().orElseThrow().rev()).isEqualTo(second.leadership().token());
-    lock.release(first); // the old term's pending release must not touch the new key
+    lock.release(first)
+        .get(10, TimeUnit.SECONDS); // the old term's pending release must not touch the new key
     assertThat(lock.leader().orElseThrow().rev()).isEqualTo(second.leadership().token());
-    lock.release(second);
+    lock.release(second).get(10, TimeUnit.SECONDS);
   }
 
   @Test

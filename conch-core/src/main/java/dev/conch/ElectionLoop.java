@@ -1,0 +1,327 @@
+package dev.conch;
+
+import dev.conch.FencedLock.Grant;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The loop of one candidate, the same for every store: gate, campaign, one {@link LeadershipTerm}
+ * per win, release, and again. It is a series of steps that never wait, run one after another
+ * ({@link Serial}) on the threads every election shares; each step hands the next one to whatever
+ * will tell of it (the store, a hook, a gate, a timer), so following, holding and backing off cost
+ * a watch or a timer, not a thread. Its {@link FencedElection} holds the commands and what users
+ * read (state, the term).
+ */
+final class ElectionLoop {
+
+  private static final Logger log = LoggerFactory.getLogger(FencedElection.class);
+
+  private final FencedElection election;
+  private final String office;
+  private final FencedLock lock;
+  private final ElectionOptions options;
+  private final Ticker ticker;
+  private final Clock clock;
+  private final Holder self;
+  private final EventDispatcher events;
+  private final HookRunner hooks;
+  private final List<LeadershipHandler> handlers;
+  private final Serial loop;
+
+  // Confined to the loop.
+  private Backoff retry;
+  private long campaigns;
+  private CompletableFuture<Grant> campaign;
+  private ScheduledFuture<?> pause;
+  private Object pauseToken;
+  private LeadershipTerm term;
+  private Optional<Holder> observed;
+
+  ElectionLoop(
+      FencedElection election,
+      FencedLock lock,
+      ElectionOptions options,
+      Ticker ticker,
+      Clock clock,
+      EventDispatcher events,
+      HookRunner hooks,
+      List<LeadershipHandler> handlers) {
+    this.election = election;
+    this.office = options.office();
+    this.lock = lock;
+    this.options = options;
+    this.ticker = ticker;
+    this.clock = clock;
+    this.self = Holder.self(options.office(), options.candidateId(), null);
+    this.events = events;
+    this.hooks = hooks;
+    this.handlers = handlers;
+    this.loop = new Serial("conch-election-" + office, SharedThreads.LOOPS, this::failed);
+  }
+
+  /** Runs {@code step} on the loop, after the steps handed in before it. */
+  void execute(Runnable step) {
+    loop.execute(step);
+  }
+
+  /** Joins: the loop's first step. */
+  void begin() {
+    retry = new Backoff(options.retryInitial(), options.retryMax());
+    election.setState(State.JOINED);
+    events.post(new ElectionEvent.Joined(office));
+    next();
+  }
+
+  /** What a command asks of the step under way: a campaign is withdrawn, a pause cut short. */
+  void commanded() {
+    if (campaign != null) {
+      campaign.cancel(false); // campaigned(…) goes on from there
+    } else if (pause != null) {
+      pause.cancel(false);
+      pause = null;
+      next();
+    } else if (term != null) {
+      term.check();
+    }
+  }
+
+  /** Campaigns again, after asking the gate, unless a command says to leave. */
+  private void next() {
+    if (election.command() != FencedElection.Command.RUN) {
+      finish();
+      return;
+    }
+    Gate gate = options.gate();
+    if (gate == Gate.OPEN) {
+      gated(Gate.Decision.allow());
+      return;
+    }
+    // User code, which may block: asked on a hook thread.
+    CompletableFuture.supplyAsync(() -> ask(gate), SharedThreads.HOOKS)
+        .whenComplete((decision, error) -> loop.execute(() -> gated(decision)));
+  }
+
+  private Gate.Decision ask(Gate gate) {
+    try {
+      return gate.check(office);
+    } catch (RuntimeException e) {
+      return Gate.Decision.deny("gate failed: " + e);
+    }
+  }
+
+  private void gated(Gate.Decision decision) {
+    if (election.command() != FencedElection.Command.RUN) {
+      finish();
+      return;
+    }
+    if (decision == null || !decision.allowed()) {
+      String reason = decision == null ? "gate failed" : decision.reason();
+      log.warn("office {}: campaign denied: {}", office, reason);
+      election.setState(State.DENIED);
+      events.post(new ElectionEvent.Denied(office, reason));
+      pause(retry.next());
+      return;
+    }
+    election.setState(State.CAMPAIGNING);
+    events.post(new ElectionEvent.Campaigning(office));
+    long round = ++campaigns;
+    CompletableFuture<Grant> started;
+    try {
+      started =
+          lock.campaign(
+              self.since(clock.instant()),
+              leader -> loop.execute(() -> ahead(round, leader)),
+              this::wake);
+    } catch (RuntimeException e) {
+      log.warn("office {}: campaign failed unexpectedly, will retry", office, e);
+      pause(retry.next());
+      return;
+    }
+    campaign = started;
+    started.whenComplete((grant, error) -> loop.execute(() -> campaigned(started, grant, error)));
+  }
+
+  private void campaigned(CompletableFuture<Grant> done, Grant grant, Throwable error) {
+    if (campaign != done) {
+      return;
+    }
+    campaign = null;
+    if (error == null) {
+      lead(grant);
+      return;
+    }
+    if (!done.isCancelled()) {
+      Throwable cause = error instanceof CompletionException ? error.getCause() : error;
+      if (cause instanceof ConchException) {
+        log.warn("office {}: campaign failed, will retry: {}", office, cause.getMessage());
+      } else {
+        log.warn("office {}: campaign failed unexpectedly, will retry", office, cause);
+      }
+    }
+    if (election.command() == FencedElection.Command.RUN) {
+      pause(retry.next());
+    } else {
+      next();
+    }
+  }
+
+  private void ahead(long round, Optional<Holder> leader) {
+    if (round != campaigns || campaign == null) {
+      return; // news of a campaign that is over
+    }
+    if (election.state() != State.FOLLOWING) {
+      election.setState(State.FOLLOWING);
+    }
+    leader.ifPresent(holder -> events.post(new ElectionEvent.Following(office, holder)));
+    observe(leader);
+  }
+
+  private void observe(Optional<Holder> leader) {
+    Optional<Holder> before = observed;
+    boolean same =
+        before != null
+            && before.isPresent() == leader.isPresent()
+            && (leader.isEmpty() || before.get().rev() == leader.get().rev());
+    if (!same) {
+      observed = leader;
+      events.post(new ElectionEvent.LeaderObserved(office, leader));
+    }
+  }
+
+  private void lead(Grant grant) {
+    LeadershipTerm started =
+        new LeadershipTerm(
+            grant, ticker, options, election::requested, handlers, hooks, loop, new TermOutcome());
+    term = started;
+    election.termStarted(started);
+    started.begin();
+  }
+
+  /** How a term tells the election of its course. */
+  private final class TermOutcome implements LeadershipTerm.Outcome {
+
+    @Override
+    public void leading(LeadershipTerm term) {
+      Leadership leadership = term.leadership();
+      election.termLeading(term);
+      election.setState(State.LEADING);
+      log.info("office {}: leading with token {}", office, leadership.token());
+      events.post(new ElectionEvent.Leading(office, leadership.token(), leadership.holder()));
+      observe(Optional.of(leadership.holder()));
+    }
+
+    @Override
+    public void ending(LeadershipTerm term) {
+      election.termEnding();
+      wake();
+    }
+
+    @Override
+    public void ended(LeadershipTerm term, LossReason reason, Throwable failure) {
+      Leadership leadership = term.leadership();
+      log.info("office {}: no longer leading (token {}): {}", office, leadership.token(), reason);
+      // The event goes out before the key is deleted: the work has stopped, and a release that
+      // waits on an unreachable etcd must not hold the news back.
+      switch (reason) {
+        case RESIGNED, CLOSED -> {
+          election.setState(State.RESIGNED);
+          events.post(new ElectionEvent.Resigned(office, leadership.token()));
+        }
+        case TRANSFERRED -> {
+          election.setState(State.TRANSFERRED);
+          events.post(new ElectionEvent.Transferred(office, leadership.token()));
+        }
+        default -> {
+          election.setState(State.LOST);
+          events.post(new ElectionEvent.Lost(office, leadership.token(), reason));
+        }
+      }
+      CompletableFuture<Void> release;
+      try {
+        release = lock.release(term.grant());
+      } catch (RuntimeException | Error e) {
+        log.warn("office {}: release failed", office, e);
+        release = CompletableFuture.completedFuture(null);
+      }
+      release.whenComplete((ok, error) -> loop.execute(() -> released(reason, failure)));
+    }
+  }
+
+  private void released(LossReason reason, Throwable failure) {
+    term = null;
+    election.termReleased();
+    if (failure != null) {
+      log.error("office {}: election loop failed; leaving the election", office, failure);
+      finish();
+    } else if (reason.isVoluntary()) {
+      retry.reset();
+      next();
+    } else if (election.command() == FencedElection.Command.RUN) {
+      pause(retry.next());
+    } else {
+      next();
+    }
+  }
+
+  /** Campaigns again after {@code delay}, unless a command comes first. */
+  private void pause(Duration delay) {
+    Object mine = new Object();
+    pauseToken = mine;
+    pause =
+        SharedThreads.TIMER.schedule(
+            () ->
+                loop.execute(
+                    () -> {
+                      if (pauseToken == mine && pause != null) {
+                        pause = null;
+                        next();
+                      }
+                    }),
+            delay.toNanos(),
+            TimeUnit.NANOSECONDS);
+  }
+
+  /** A step that failed outside a term (a term handles its own): the candidate leaves. */
+  private void failed(Throwable error) {
+    log.error("office {}: election loop failed; leaving the election", office, error);
+    if (campaign != null) {
+      campaign.cancel(false); // withdraws the key
+      campaign = null;
+    }
+    if (pause != null) {
+      pause.cancel(false);
+      pause = null;
+    }
+    if (term == null) {
+      finish();
+    }
+  }
+
+  private void finish() {
+    State last = election.command() == FencedElection.Command.CLOSE ? State.CLOSED : State.RESIGNED;
+    if (election.state() != State.RESIGNED && election.state() != State.CLOSED) {
+      events.post(new ElectionEvent.Resigned(office, 0));
+    }
+    election.setState(last);
+    election.loopFinished();
+  }
+
+  /** The store's news about the grant (ended, renewed): the term looks again. */
+  void wake() {
+    election.notifyWaiters();
+    loop.execute(
+        () -> {
+          if (term != null) {
+            term.check();
+          }
+        });
+  }
+}

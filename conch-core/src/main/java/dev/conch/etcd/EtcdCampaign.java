@@ -1,0 +1,366 @@
+package dev.conch.etcd;
+
+import static dev.conch.etcd.EtcdCalls.bytes;
+import static dev.conch.etcd.EtcdCalls.within;
+import static dev.conch.etcd.EtcdLock.FIRST;
+import static dev.conch.etcd.EtcdLock.createdAt;
+import static dev.conch.etcd.EtcdLock.leased;
+
+import dev.conch.ConchException;
+import dev.conch.EtcdUnavailableException;
+import dev.conch.FencedLock;
+import dev.conch.FencedLock.Grant;
+import dev.conch.Holder;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.GetOption;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One campaign for an office, a step each time etcd answers; nothing waits, so a campaign costs no
+ * thread however long it follows. At any moment it either has one request under way or waits for
+ * the deletion of the key ahead; a cancel (the candidate leaves) is acted on when the request under
+ * way answers, or at once while waiting: the key is withdrawn only once what was asked of etcd is
+ * known, so that a put still on its way cannot leave a ghost candidate behind (etcd#21128).
+ */
+final class EtcdCampaign {
+
+  private static final Logger log = LoggerFactory.getLogger(EtcdLock.class);
+
+  private final CompletableFuture<Grant> result = new CompletableFuture<>();
+  private final EtcdLock lock;
+  private final EtcdSession session;
+  private final String office;
+  private final Holder self;
+  private final Consumer<Optional<Holder>> ahead;
+  private final Runnable changed;
+
+  // Guarded by this.
+  private LeaseKeeper.Lease lease;
+  private ByteSequence key;
+  private ByteSequence value;
+  private long rev;
+  private long seen = -1;
+  private int puts;
+  private boolean busy;
+  private CompletableFuture<Boolean> waiting;
+  private boolean withdrawn;
+
+  EtcdCampaign(
+      EtcdLock lock,
+      EtcdSession session,
+      Holder self,
+      Consumer<Optional<Holder>> ahead,
+      Runnable changed) {
+    this.lock = lock;
+    this.session = session;
+    this.office = lock.office();
+    this.self = self;
+    this.ahead = ahead;
+    this.changed = changed;
+  }
+
+  /** Starts the campaign; the future completes with the grant (see {@link FencedLock#campaign}). */
+  CompletableFuture<Grant> start() {
+    result.whenComplete(
+        (grant, error) -> {
+          if (result.isCancelled()) {
+            cancelled();
+          }
+        });
+    ask(session::lease, this::granted);
+    return result;
+  }
+
+  private void cancelled() {
+    CompletableFuture<Boolean> stop;
+    synchronized (this) {
+      if (busy) {
+        return; // the answer under way will see it
+      }
+      stop = waiting;
+    }
+    if (stop != null) {
+      stop.complete(false);
+    } else {
+      withdraw();
+    }
+  }
+
+  /**
+   * Sends {@code call} and runs {@code next} with etcd's answer, unless the campaign ended: then
+   * nothing is sent, or the answer is only used to withdraw.
+   */
+  private <T> void ask(Supplier<CompletableFuture<T>> call, Consumer<T> next) {
+    CompletableFuture<T> answer;
+    synchronized (this) {
+      if (result.isDone()) {
+        answer = null;
+      } else {
+        busy = true;
+        answer = call.get();
+      }
+    }
+    if (answer == null) {
+      withdraw();
+      return;
+    }
+    answer.whenComplete(
+        (value, error) -> {
+          synchronized (this) {
+            busy = false;
+          }
+          if (result.isDone()) {
+            withdraw();
+          } else if (error != null) {
+            fail(error);
+          } else {
+            try {
+              next.accept(value);
+            } catch (RuntimeException e) {
+              fail(e);
+            }
+          }
+        });
+  }
+
+  private void granted(LeaseKeeper.Lease granted) {
+    synchronized (this) {
+      lease = granted;
+      key = lock.keyOf(granted);
+      value = bytes(self.at(0, granted.id).toValueJson());
+    }
+    put();
+  }
+
+  /**
+   * Writes the candidate's key and, in the same transaction, reads the first key of the election:
+   * an uncontested campaign is won in one request. A key of this lease that exists already (an
+   * earlier term, or an attempt whose answer was lost) is never adopted: its release may still be
+   * pending, and a new term needs a new token. It is deleted, and the key written anew.
+   */
+  private void put() {
+    if (puts++ == 2) {
+      fail(new ConchException("office '" + office + "': could not write a fresh candidate key"));
+      return;
+    }
+    long sentAt = session.ticker().nanoTime();
+    ask(
+        () ->
+            within(
+                lock.kv()
+                    .txn()
+                    .If(createdAt(key, 0))
+                    .Then(Op.put(key, value, leased(lease)), Op.get(lock.keyPrefix(), FIRST))
+                    .Else(Op.get(key, GetOption.DEFAULT))
+                    .commit(),
+                session.timeout(),
+                "campaign for office '" + office + "'"),
+        put -> {
+          if (put.isSucceeded()) {
+            long placed = put.getHeader().getRevision();
+            synchronized (this) {
+              rev = placed;
+            }
+            List<KeyValue> first = put.getGetResponses().get(0).getKvs();
+            if (!first.isEmpty() && first.get(0).getCreateRevision() == placed) {
+              won(new Read(placed, true, sentAt, placed));
+            } else {
+              look();
+            }
+            return;
+          }
+          long stale = put.getGetResponses().get(0).getKvs().get(0).getCreateRevision();
+          ask(
+              () ->
+                  within(
+                      lock.deleteWhen(key, createdAt(key, stale)),
+                      session.timeout(),
+                      "removing an old key of office '" + office + "'"),
+              deleted -> put());
+        });
+  }
+
+  /**
+   * Looks whether a candidate is ahead: one linearizable transaction that confirms the candidate's
+   * own key (etcd's recipe can report a win after its lease expired, etcd#19597) and reads the key
+   * just ahead of it. After the predecessor's deletion, winning costs one watch event and one
+   * request, as in {@code etcdctl elect}.
+   */
+  private void look() {
+    requireAlive(lease);
+    GetOption justAhead =
+        GetOption.builder()
+            .isPrefix(true)
+            .withSortField(GetOption.SortTarget.CREATE)
+            .withSortOrder(GetOption.SortOrder.DESCEND)
+            .withMaxCreateRevision(rev - 1)
+            .withLimit(1)
+            .build();
+    long sentAt = session.ticker().nanoTime();
+    ask(
+        () ->
+            within(
+                lock.kv()
+                    .txn()
+                    .If(createdAt(key, rev))
+                    .Then(Op.get(lock.keyPrefix(), justAhead))
+                    .commit(),
+                session.timeout(),
+                "reading the candidates of office '" + office + "'"),
+        look -> {
+          if (!look.isSucceeded()) {
+            throw new ConchException("office '" + office + "': own key vanished while campaigning");
+          }
+          List<KeyValue> before = look.getGetResponses().get(0).getKvs();
+          long revision = look.getHeader().getRevision();
+          if (before.isEmpty()) {
+            won(new Read(rev, true, sentAt, revision));
+            return;
+          }
+          KeyValue predecessor = before.get(0);
+          if (predecessor.getCreateRevision() != seen) {
+            seen = predecessor.getCreateRevision();
+            tellWhoLeads();
+          }
+          awaitDeletion(predecessor, revision + 1);
+        });
+  }
+
+  private void tellWhoLeads() {
+    within(
+            lock.kv().get(lock.keyPrefix(), FIRST),
+            session.timeout(),
+            "reading the leader of office")
+        .whenComplete(
+            (first, error) -> {
+              if (error == null && !result.isDone()) {
+                ahead.accept(lock.holderOf(first));
+              }
+            });
+  }
+
+  /** Waits for the key ahead to go ({@link PredecessorWatch}), then looks again. */
+  private void awaitDeletion(KeyValue predecessor, long fromRevision) {
+    CompletableFuture<Boolean> deleted =
+        PredecessorWatch.deletionOf(session, predecessor, fromRevision, lease);
+    boolean cancelled;
+    synchronized (this) {
+      waiting = deleted;
+      cancelled = result.isDone();
+    }
+    if (cancelled) {
+      deleted.complete(false);
+    }
+    deleted.whenComplete(
+        (seenDeleted, error) -> {
+          synchronized (this) {
+            waiting = null;
+          }
+          if (result.isDone()) {
+            withdraw();
+            return;
+          }
+          if (Boolean.TRUE.equals(seenDeleted)) {
+            session.countWakeup();
+          }
+          try {
+            look();
+          } catch (RuntimeException e) {
+            fail(e);
+          }
+        });
+  }
+
+  private void won(Read won) {
+    Holder holder = self.since(session.options().clock().instant()).at(won.rev, lease.id);
+    writeSince(key, holder, lease);
+    EtcdGrant grant =
+        new EtcdGrant(session, office, key, holder, lease, changed, won.sentAt, won.revision);
+    if (!result.complete(grant)) {
+      lock.release(grant); // cancelled as it won
+    }
+  }
+
+  private void fail(Throwable error) {
+    withdraw();
+    Throwable cause = EtcdCalls.unwrap(error);
+    result.completeExceptionally(
+        cause instanceof ConchException
+            ? cause
+            : new EtcdUnavailableException(
+                "campaign for office '" + office + "' failed: " + EtcdCalls.describe(cause),
+                cause));
+  }
+
+  /**
+   * No ghost candidate (etcd#21128): the key goes now, or as soon as etcd answers. Before its
+   * revision is known (the put timed out but may still be applied), it is matched by value.
+   */
+  private void withdraw() {
+    ByteSequence mine;
+    Cmp compare;
+    synchronized (this) {
+      if (withdrawn || key == null) {
+        return;
+      }
+      withdrawn = true;
+      mine = key;
+      compare = rev > 0 ? createdAt(key, rev) : new Cmp(key, Cmp.Op.EQUAL, CmpTarget.value(value));
+    }
+    session.ensure(
+        "withdrawing from office '" + office + "'", () -> lock.deleteWhen(mine, compare));
+  }
+
+  /**
+   * A read that placed or confirmed the candidate's key.
+   *
+   * @param rev the key's create revision
+   * @param first whether no candidate was ahead of it
+   * @param sentAt the {@link dev.conch.Ticker} time the request was sent
+   * @param revision the revision etcd answered at
+   */
+  private record Read(long rev, boolean first, long sentAt, long revision) {}
+
+  /**
+   * Writes the time of the win into the holder value, without waiting: it is for people reading who
+   * leads, not for the election, and must not delay the start of the term. Fenced by the key's
+   * create revision, so it never touches a later key.
+   */
+  private void writeSince(ByteSequence key, Holder won, LeaseKeeper.Lease lease) {
+    lock.kv()
+        .txn()
+        .If(createdAt(key, won.rev()))
+        .Then(Op.put(key, bytes(won.toValueJson()), leased(lease)))
+        .commit() // bounded by the client's gRPC deadline; nothing waits for it
+        .whenComplete(
+            (response, error) -> {
+              if (error != null) {
+                log.debug(
+                    "office '{}': could not write the time of the win: {}",
+                    office,
+                    error.toString());
+              }
+            });
+  }
+
+  private void requireAlive(LeaseKeeper.Lease lease) {
+    if (!lease.isAlive(session.ticker().nanoTime())) {
+      throw new ConchException(
+          "office '"
+              + office
+              + "': lease "
+              + Long.toHexString(lease.id)
+              + " lost while campaigning");
+    }
+  }
+}

@@ -1,0 +1,103 @@
+package dev.conch.etcd;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * How a follower learns that the key it waits behind is gone, at the cost of a watch and a timer,
+ * no thread. Two things can tell of the deletion: a watch on that key alone, from the revision that
+ * found it (it requires an etcd leader, so a member cut off from the quorum ends it at once instead
+ * of keeping it silent), and the lease keeper's round, which reads the keys followers wait behind
+ * together with the leaders' keys: one request per round for every office of the session, so a
+ * watch that resumed silently or stalled delays the successor by one renew interval at most, and no
+ * follower re-reads on its own.
+ */
+final class PredecessorWatch {
+
+  /** How many renew intervals a follower waits before it reads the candidates again by itself. */
+  static final int FOLLOWER_RECHECK = 30;
+
+  private PredecessorWatch() {}
+
+  /**
+   * Completes with true once {@code predecessor} is deleted, with false when the watch failed, the
+   * lease changed, or {@value #FOLLOWER_RECHECK} renew intervals passed (the caller reads again),
+   * or when the caller completes it; the watch and the keeper's hold end with it.
+   */
+  static CompletableFuture<Boolean> deletionOf(
+      EtcdSession session, KeyValue predecessor, long fromRevision, LeaseKeeper.Lease lease) {
+    CompletableFuture<Boolean> deleted = new CompletableFuture<>();
+    Watch.Watcher watcher =
+        session
+            .client()
+            .getWatchClient()
+            .watch(
+                predecessor.getKey(),
+                WatchOption.builder()
+                    .withRevision(fromRevision)
+                    .withNoPut(true)
+                    .withRequireLeader(true)
+                    .build(),
+                Watch.listener(
+                    response -> {
+                      for (WatchEvent event : response.getEvents()) {
+                        if (event.getEventType() == WatchEvent.EventType.DELETE) {
+                          deleted.complete(true);
+                        }
+                      }
+                    },
+                    error -> deleted.complete(false),
+                    () -> deleted.complete(false)));
+    Runnable unhold = session.keeper().hold(new Ahead(predecessor, lease.id, deleted));
+    Runnable unlisten =
+        session.listen(
+            () -> {
+              if (lease.gone != null) {
+                deleted.complete(false);
+              }
+            });
+    // Only a belt: the watch and the keeper's rounds tell of the deletion, the keeper's listener
+    // of a lost lease. Waking every office's follower on a timer would cost requests per office.
+    deleted.completeOnTimeout(
+        false,
+        session.options().renewInterval().multipliedBy(FOLLOWER_RECHECK).toNanos(),
+        TimeUnit.NANOSECONDS);
+    deleted.whenComplete(
+        (seen, error) -> {
+          unlisten.run();
+          unhold.run();
+          watcher.close();
+        });
+    return deleted;
+  }
+
+  /** The key a follower waits behind, read by the lease keeper in every round. */
+  private record Ahead(KeyValue predecessor, long leaseId, CompletableFuture<Boolean> deleted)
+      implements LeaseKeeper.HeldKey {
+
+    @Override
+    public ByteSequence key() {
+      return predecessor.getKey();
+    }
+
+    @Override
+    public long rev() {
+      return predecessor.getCreateRevision();
+    }
+
+    @Override
+    public void confirmed(long validUntil, long revision) {
+      // still there: keep waiting
+    }
+
+    @Override
+    public void missing() {
+      deleted.complete(true);
+    }
+  }
+}
