@@ -70,7 +70,7 @@ class ExternalCommandRunnerBuilderTest {
             })
         .killAfter(Duration.ofSeconds(3))
         .hookTimeout(Duration.ofSeconds(10))
-        .electionOptions(options -> options.withCandidateId("me"))
+        .electionOptions(options -> options.toBuilder().candidateId("me").build())
         .command(List.of("true"))
         .build()
         .close();
