@@ -13,8 +13,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 
 /**
- * The flags of {@code conch elect} are the core's settings: each flag a refusal is reported
- * against exists, and each default is the setting's.
+ * The flags of {@code conch elect} are the core's settings: each flag a refusal is reported against
+ * exists, and each default is the setting's.
  */
 class FlagsTest {
 
