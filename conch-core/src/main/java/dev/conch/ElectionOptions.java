@@ -50,12 +50,12 @@ public record ElectionOptions(
     Setting.HOOK_TIMEOUT.require(hookTimeout);
     Setting.STOP_TIMEOUT.require(stopTimeout);
     Setting.SAFETY_MARGIN.require(safetyMargin);
+    Setting.EVENT_BUFFER.require(eventBuffer);
     Setting.RETRY_INITIAL.require(retryInitial);
     Setting.RETRY_MAX.require(retryMax);
     if (retryMax.compareTo(retryInitial) < 0) {
       throw Setting.RETRY_MAX.invalid(retryMax, "at least retry-initial");
     }
-    Setting.EVENT_BUFFER.require(eventBuffer);
     Objects.requireNonNull(gate, "gate");
   }
 

@@ -19,8 +19,8 @@ import java.util.function.LongBinaryOperator;
 import java.util.function.UnaryOperator;
 
 /**
- * The checked settings of one runner, made by {@link ExternalCommandRunner.Builder} (which the CLI's
- * flags and the Spring properties fill); each value is checked by its {@link Setting} before
+ * The checked settings of one runner, made by {@link ExternalCommandRunner.Builder} (which the
+ * CLI's flags and the Spring properties fill); each value is checked by its {@link Setting} before
  * anything starts.
  *
  * @param waitFor how long to campaign before the first start; {@code null} = forever, zero = not at
