@@ -4,8 +4,9 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * How one candidate takes part in one office. Built with {@link #forOffice(String)}; every value is
- * checked when set, so a bad one is refused before anything starts.
+ * How one candidate takes part in one office. Built with {@link #builder(String)} (or {@link
+ * #forOffice(String)} for the defaults); every value is checked by {@link Setting}, so a bad one is
+ * refused before anything starts.
  *
  * @param office the office
  * @param candidateId the candidate id stored in the holder JSON; {@code null} means {@code
@@ -31,145 +32,55 @@ public record ElectionOptions(
     Duration retryMax) {
 
   /** Default {@link #hookTimeout()}: 30 s. */
-  public static final Duration DEFAULT_HOOK_TIMEOUT = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_HOOK_TIMEOUT = Setting.HOOK_TIMEOUT.defaultValue();
 
   /** Default {@link #stopTimeout()}: 1 s. */
-  public static final Duration DEFAULT_STOP_TIMEOUT = Duration.ofSeconds(1);
+  public static final Duration DEFAULT_STOP_TIMEOUT = Setting.STOP_TIMEOUT.defaultValue();
 
   /** Default {@link #safetyMargin()}: 500 ms. */
-  public static final Duration DEFAULT_SAFETY_MARGIN = Duration.ofMillis(500);
+  public static final Duration DEFAULT_SAFETY_MARGIN = Setting.SAFETY_MARGIN.defaultValue();
 
   /** Default {@link #eventBuffer()}: 16. */
-  public static final int DEFAULT_EVENT_BUFFER = 16;
+  public static final int DEFAULT_EVENT_BUFFER = Setting.EVENT_BUFFER.defaultValue();
 
   /** Checks every value. */
   public ElectionOptions {
-    Offices.requireValidName(office);
-    requirePositive("hook-timeout", hookTimeout);
-    requireNotNegative("stop-timeout", stopTimeout);
-    requireNotNegative("safety-margin", safetyMargin);
-    requirePositive("retry-initial", retryInitial);
-    requirePositive("retry-max", retryMax);
+    Setting.OFFICE.require(office);
+    Setting.CANDIDATE_ID.require(candidateId);
+    Setting.HOOK_TIMEOUT.require(hookTimeout);
+    Setting.STOP_TIMEOUT.require(stopTimeout);
+    Setting.SAFETY_MARGIN.require(safetyMargin);
+    Setting.EVENT_BUFFER.require(eventBuffer);
+    Setting.RETRY_INITIAL.require(retryInitial);
+    Setting.RETRY_MAX.require(retryMax);
     if (retryMax.compareTo(retryInitial) < 0) {
-      throw new InvalidArgumentException(
-          "retry-max", Durations.format(retryMax), "at least retry-initial");
-    }
-    if (eventBuffer < 1) {
-      throw new InvalidArgumentException("event-buffer", eventBuffer, "at least 1");
+      throw Setting.RETRY_MAX.invalid(retryMax, "at least retry-initial");
     }
     Objects.requireNonNull(gate, "gate");
   }
 
   /** The defaults for {@code office}. */
   public static ElectionOptions forOffice(String office) {
-    return new ElectionOptions(
-        office,
-        null,
-        DEFAULT_HOOK_TIMEOUT,
-        DEFAULT_STOP_TIMEOUT,
-        DEFAULT_SAFETY_MARGIN,
-        Gate.OPEN,
-        DEFAULT_EVENT_BUFFER,
-        Duration.ofMillis(250),
-        Duration.ofSeconds(2));
+    return builder(office).build();
   }
 
-  /** With this candidate id. */
-  public ElectionOptions withCandidateId(String id) {
-    return new ElectionOptions(
-        office,
-        id,
-        hookTimeout,
-        stopTimeout,
-        safetyMargin,
-        gate,
-        eventBuffer,
-        retryInitial,
-        retryMax);
+  /** A builder for {@code office}, every other value its default. */
+  public static Builder builder(String office) {
+    return new Builder(office);
   }
 
-  /** With this hook timeout. */
-  public ElectionOptions withHookTimeout(Duration timeout) {
-    return new ElectionOptions(
-        office,
-        candidateId,
-        timeout,
-        stopTimeout,
-        safetyMargin,
-        gate,
-        eventBuffer,
-        retryInitial,
-        retryMax);
-  }
-
-  /** With this stop timeout. */
-  public ElectionOptions withStopTimeout(Duration timeout) {
-    return new ElectionOptions(
-        office,
-        candidateId,
-        hookTimeout,
-        timeout,
-        safetyMargin,
-        gate,
-        eventBuffer,
-        retryInitial,
-        retryMax);
-  }
-
-  /** With this safety margin. */
-  public ElectionOptions withSafetyMargin(Duration margin) {
-    return new ElectionOptions(
-        office,
-        candidateId,
-        hookTimeout,
-        stopTimeout,
-        margin,
-        gate,
-        eventBuffer,
-        retryInitial,
-        retryMax);
-  }
-
-  /** With this gate. */
-  public ElectionOptions withGate(Gate newGate) {
-    return new ElectionOptions(
-        office,
-        candidateId,
-        hookTimeout,
-        stopTimeout,
-        safetyMargin,
-        newGate,
-        eventBuffer,
-        retryInitial,
-        retryMax);
-  }
-
-  /** With this event buffer size. */
-  public ElectionOptions withEventBuffer(int size) {
-    return new ElectionOptions(
-        office,
-        candidateId,
-        hookTimeout,
-        stopTimeout,
-        safetyMargin,
-        gate,
-        size,
-        retryInitial,
-        retryMax);
-  }
-
-  /** With these retry delays. */
-  public ElectionOptions withRetry(Duration initial, Duration max) {
-    return new ElectionOptions(
-        office,
-        candidateId,
-        hookTimeout,
-        stopTimeout,
-        safetyMargin,
-        gate,
-        eventBuffer,
-        initial,
-        max);
+  /** A builder that starts from these options. */
+  public Builder toBuilder() {
+    Builder builder = new Builder(office);
+    builder.candidateId = candidateId;
+    builder.hookTimeout = hookTimeout;
+    builder.stopTimeout = stopTimeout;
+    builder.safetyMargin = safetyMargin;
+    builder.gate = gate;
+    builder.eventBuffer = eventBuffer;
+    builder.retryInitial = retryInitial;
+    builder.retryMax = retryMax;
+    return builder;
   }
 
   /** How long before the lease deadline leadership is dropped: stop timeout plus safety margin. */
@@ -177,17 +88,87 @@ public record ElectionOptions(
     return stopTimeout.plus(safetyMargin);
   }
 
-  private static void requirePositive(String name, Duration value) {
-    if (value == null || value.isNegative() || value.isZero()) {
-      throw new InvalidArgumentException(
-          name, value == null ? null : Durations.format(value), "a positive duration");
-    }
-  }
+  /** Options under construction; {@link #build()} checks them all. */
+  public static final class Builder {
 
-  private static void requireNotNegative(String name, Duration value) {
-    if (value == null || value.isNegative()) {
-      throw new InvalidArgumentException(
-          name, value == null ? null : Durations.format(value), "a duration of 0 or more");
+    private final String office;
+    private String candidateId = Setting.CANDIDATE_ID.defaultValue();
+    private Duration hookTimeout = Setting.HOOK_TIMEOUT.defaultValue();
+    private Duration stopTimeout = Setting.STOP_TIMEOUT.defaultValue();
+    private Duration safetyMargin = Setting.SAFETY_MARGIN.defaultValue();
+    private Gate gate = Gate.OPEN;
+    private int eventBuffer = Setting.EVENT_BUFFER.defaultValue();
+    private Duration retryInitial = Setting.RETRY_INITIAL.defaultValue();
+    private Duration retryMax = Setting.RETRY_MAX.defaultValue();
+
+    private Builder(String office) {
+      this.office = office;
+    }
+
+    /** The candidate id stored in the holder JSON; {@code null} (the default) is host:pid. */
+    public Builder candidateId(String candidateId) {
+      this.candidateId = candidateId;
+      return this;
+    }
+
+    /** How long each acquire or lose hook may run (30 s). */
+    public Builder hookTimeout(Duration hookTimeout) {
+      this.hookTimeout = hookTimeout;
+      return this;
+    }
+
+    /** How long this candidate needs to stop its work on loss (1 s). */
+    public Builder stopTimeout(Duration stopTimeout) {
+      this.stopTimeout = stopTimeout;
+      return this;
+    }
+
+    /** Kept free before the lease deadline for scheduling delays and clock drift (500 ms). */
+    public Builder safetyMargin(Duration safetyMargin) {
+      this.safetyMargin = safetyMargin;
+      return this;
+    }
+
+    /** Consulted before each campaign ({@link Gate#OPEN}). */
+    public Builder gate(Gate gate) {
+      this.gate = gate;
+      return this;
+    }
+
+    /** How many events may wait for slow listeners before new ones are dropped (16). */
+    public Builder eventBuffer(int eventBuffer) {
+      this.eventBuffer = eventBuffer;
+      return this;
+    }
+
+    /** The first delay before campaigning again after a failure or a loss (250 ms). */
+    public Builder retryInitial(Duration retryInitial) {
+      this.retryInitial = retryInitial;
+      return this;
+    }
+
+    /** The largest delay before campaigning again, at least retry-initial (2 s). */
+    public Builder retryMax(Duration retryMax) {
+      this.retryMax = retryMax;
+      return this;
+    }
+
+    /**
+     * The options.
+     *
+     * @throws InvalidArgumentException naming the setting, the value and what is accepted
+     */
+    public ElectionOptions build() {
+      return new ElectionOptions(
+          office,
+          candidateId,
+          hookTimeout,
+          stopTimeout,
+          safetyMargin,
+          gate,
+          eventBuffer,
+          retryInitial,
+          retryMax);
     }
   }
 }

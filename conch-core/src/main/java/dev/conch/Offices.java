@@ -20,20 +20,7 @@ public final class Offices {
    * @throws InvalidArgumentException naming the value and what is accepted
    */
   public static String requireValidName(String office) {
-    String accepted =
-        "an office name is 1 to "
-            + MAX_NAME_LENGTH
-            + " characters without '/', whitespace or control characters (e.g. 'billing')";
-    if (office == null || office.isEmpty() || office.length() > MAX_NAME_LENGTH) {
-      throw new InvalidArgumentException("office", office, accepted);
-    }
-    for (int i = 0; i < office.length(); i++) {
-      char c = office.charAt(i);
-      if (c == '/' || Character.isWhitespace(c) || Character.isISOControl(c)) {
-        throw new InvalidArgumentException("office", office, accepted);
-      }
-    }
-    return office;
+    return Setting.OFFICE.require(office);
   }
 
   /**
@@ -42,11 +29,7 @@ public final class Offices {
    * @throws InvalidArgumentException naming the value and what is accepted
    */
   public static Duration requireValidTtl(Duration ttl) {
-    if (ttl == null || ttl.compareTo(MIN_TTL) < 0 || ttl.getNano() != 0) {
-      throw new InvalidArgumentException(
-          "ttl", ttl == null ? null : Durations.format(ttl), "whole seconds, at least 2s");
-    }
-    return ttl;
+    return Setting.TTL.require(ttl);
   }
 
   /**
@@ -55,10 +38,6 @@ public final class Offices {
    * @throws InvalidArgumentException naming the value and what is accepted
    */
   public static String requireValidPrefix(String prefix) {
-    if (prefix == null || !prefix.startsWith("/") || !prefix.endsWith("/") || prefix.isBlank()) {
-      throw new InvalidArgumentException(
-          "prefix", prefix, "a key prefix that starts and ends with '/' (e.g. /conch/v1/elect/)");
-    }
-    return prefix;
+    return Setting.PREFIX.require(prefix);
   }
 }

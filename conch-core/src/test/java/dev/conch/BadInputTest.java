@@ -47,7 +47,7 @@ class BadInputTest {
   void stopTimeoutThatCannotFitBeforeTheDeadlineIsRefused() {
     SessionOptions ttl10 = SessionOptions.defaults().withTtl(Duration.ofSeconds(10));
     ElectionOptions slowStop =
-        ElectionOptions.forOffice("jobs").withStopTimeout(Duration.ofMillis(9200));
+        ElectionOptions.builder("jobs").stopTimeout(Duration.ofMillis(9200)).build();
     // 9.2 s + 500 ms margin leaves 300 ms of the 10 s to renew in, less than the 400 ms a
     // renewal that fails needs to be retried: checked before any etcd call.
     assertThatThrownBy(() -> dev.conch.etcd.EtcdSession.open(null, ttl10).election(slowStop))

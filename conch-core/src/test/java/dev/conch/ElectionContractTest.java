@@ -40,7 +40,7 @@ public abstract class ElectionContractTest {
   }
 
   protected Election candidate(String office, String id) {
-    Election election = newElection(ElectionOptions.forOffice(office).withCandidateId(id));
+    Election election = newElection(ElectionOptions.builder(office).candidateId(id).build());
     elections.add(election);
     return election;
   }
@@ -216,9 +216,10 @@ public abstract class ElectionContractTest {
     String office = freshOffice();
     Election a =
         newElection(
-            ElectionOptions.forOffice(office)
-                .withCandidateId("a")
-                .withHookTimeout(Duration.ofMillis(300)));
+            ElectionOptions.builder(office)
+                .candidateId("a")
+                .hookTimeout(Duration.ofMillis(300))
+                .build());
     elections.add(a);
     EventLog aLog = EventLog.of(a);
     CountDownLatch interrupted = new CountDownLatch(1);
@@ -246,9 +247,10 @@ public abstract class ElectionContractTest {
     String office = freshOffice();
     Election a =
         newElection(
-            ElectionOptions.forOffice(office)
-                .withCandidateId("a")
-                .withGate(o -> Gate.Decision.deny("quarantined for maintenance")));
+            ElectionOptions.builder(office)
+                .candidateId("a")
+                .gate(o -> Gate.Decision.deny("quarantined for maintenance"))
+                .build());
     elections.add(a);
     EventLog aLog = EventLog.of(a);
     a.start();
@@ -323,7 +325,7 @@ public abstract class ElectionContractTest {
   void slowListenerNeitherStallsTheElectionNorGrowsMemory() throws Exception {
     String office = freshOffice();
     Election a =
-        newElection(ElectionOptions.forOffice(office).withCandidateId("a").withEventBuffer(1));
+        newElection(ElectionOptions.builder(office).candidateId("a").eventBuffer(1).build());
     elections.add(a);
     CountDownLatch release = new CountDownLatch(1);
     a.addListener(

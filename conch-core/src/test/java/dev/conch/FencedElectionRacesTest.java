@@ -34,9 +34,10 @@ class FencedElectionRacesTest {
   private final Election election =
       new FencedElection(
           lock,
-          ElectionOptions.forOffice("jobs")
-              .withStopTimeout(Duration.ofSeconds(2))
-              .withSafetyMargin(Duration.ofSeconds(1)),
+          ElectionOptions.builder("jobs")
+              .stopTimeout(Duration.ofSeconds(2))
+              .safetyMargin(Duration.ofSeconds(1))
+              .build(),
           now::get,
           Clock.systemUTC());
 

@@ -1,13 +1,17 @@
 package dev.conch.cli;
 
+import dev.conch.Election;
+import dev.conch.ElectionOptions;
 import dev.conch.Offices;
 import dev.conch.cli.logging.StderrLogging;
 import dev.conch.etcd.EtcdSession;
+import dev.conch.process.ExternalCommandRunner;
 import io.etcd.jetcd.Client;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -117,7 +121,7 @@ final class ElectCommand implements Callable<Integer> {
     }
     Client client = connection.connect();
     EtcdSession session = EtcdSession.open(client, connection.sessionOptions());
-    return new RunMode(session, runSpec()).run();
+    return new RunMode(session, office, this::runner).run();
   }
 
   /**
@@ -191,16 +195,16 @@ final class ElectCommand implements Callable<Integer> {
     return Mode.RUN;
   }
 
-  private RunMode.Spec runSpec() {
-    return new RunMode.Spec(
-        office,
-        List.copyOf(command),
-        restart,
-        killAfter,
-        blankToNull(onAcquire),
-        blankToNull(onLose),
-        hookTimeout,
-        nonblock ? Duration.ZERO : waitFor);
+  /** The runner these flags describe, its election on {@code elections}. */
+  private ExternalCommandRunner.Builder runner(Function<ElectionOptions, Election> elections) {
+    return ExternalCommandRunner.builder(office, elections)
+        .command(List.copyOf(command))
+        .restart(restart)
+        .killAfter(killAfter)
+        .onAcquire(blankToNull(onAcquire))
+        .onLose(blankToNull(onLose))
+        .hookTimeout(hookTimeout)
+        .waitFor(nonblock ? Duration.ZERO : waitFor);
   }
 
   private static String blankToNull(String hook) {

@@ -1,8 +1,11 @@
 package dev.conch.cli;
 
+import static java.util.Map.entry;
+
 import dev.conch.Durations;
 import dev.conch.EtcdUnavailableException;
 import dev.conch.InvalidArgumentException;
+import dev.conch.Setting;
 import dev.conch.etcd.ConnectionFailures;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -11,17 +14,27 @@ import java.util.Map;
 /** The one {@code conch: ...} line on stderr for a failure, and its exit status. */
 final class Failures {
 
-  /** How the core names a setting in {@link InvalidArgumentException}, and the flag behind it. */
-  private static final Map<String, String> FLAGS =
-      Map.of(
-          "office", "<office>",
-          "ttl", "--ttl",
-          "prefix", "--prefix",
-          "endpoint", "--endpoints",
-          "endpoints", "--endpoints",
-          "stop-timeout", "--kill-after",
-          "kill-after", "--kill-after",
-          "hook-timeout", "--hook-timeout");
+  /**
+   * The flag (or argument) behind each setting of the core: the one place where the core's names
+   * meet the command line. A setting that no flag sets is named as the core names it.
+   */
+  static final Map<Setting<?>, String> FLAGS =
+      Map.ofEntries(
+          entry(Setting.OFFICE, "<office>"),
+          entry(Setting.TTL, "--ttl"),
+          entry(Setting.PREFIX, "--prefix"),
+          entry(Setting.ENDPOINT, "--endpoints"),
+          entry(Setting.ENDPOINTS, "--endpoints"),
+          // The runner's election stops for kill-after (plus slack): its stop timeout is this flag.
+          entry(Setting.STOP_TIMEOUT, "--kill-after"),
+          entry(Setting.KILL_AFTER, "--kill-after"),
+          entry(Setting.RESTART, "--restart"),
+          entry(Setting.ON_ACQUIRE, "--on-acquire"),
+          entry(Setting.ON_LOSE, "--on-lose"),
+          // The runner raises its election's hook timeout to cover its own hooks.
+          entry(Setting.HOOK_TIMEOUT, "--hook-timeout"),
+          entry(Setting.RUNNER_HOOK_TIMEOUT, "--hook-timeout"),
+          entry(Setting.WAIT, "--wait"));
 
   private Failures() {}
 
@@ -39,7 +52,7 @@ final class Failures {
       return ExitStatus.USAGE;
     }
     if (e instanceof InvalidArgumentException invalid) {
-      String flag = FLAGS.getOrDefault(invalid.name(), invalid.name());
+      String flag = flag(invalid);
       String with =
           flag.equals("--kill-after") && ttl != null ? " with --ttl " + Durations.format(ttl) : "";
       err.println(
@@ -66,6 +79,11 @@ final class Failures {
       e.printStackTrace(err);
     }
     return ExitStatus.LOST;
+  }
+
+  /** The flag that set what {@code invalid} refuses, else the name it gives. */
+  static String flag(InvalidArgumentException invalid) {
+    return invalid.setting().map(FLAGS::get).orElse(invalid.name());
   }
 
   /** Which flag to look at, for the causes a flag can fix. */

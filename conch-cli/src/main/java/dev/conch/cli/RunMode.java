@@ -2,6 +2,7 @@ package dev.conch.cli;
 
 import dev.conch.Election;
 import dev.conch.ElectionEvent;
+import dev.conch.ElectionOptions;
 import dev.conch.Holder;
 import dev.conch.etcd.EtcdSession;
 import dev.conch.process.ExternalCommandRunner;
@@ -10,12 +11,12 @@ import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.options.GetOption;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,62 +37,39 @@ final class RunMode {
   private static final Duration TIDY_UP = Duration.ofSeconds(10);
 
   private final EtcdSession session;
-  private final Spec spec;
+  private final String office;
+  private final Flags flags;
   private final AtomicBoolean ending = new AtomicBoolean();
   private final CountDownLatch tidied = new CountDownLatch(1);
 
-  /**
-   * What to run and how.
-   *
-   * @param office the office
-   * @param command the child's argv
-   * @param restart whether to run again after a loss or an exit, forever
-   * @param killAfter how long the child's group may take to stop after SIGTERM
-   * @param onAcquire {@code sh -c} command run on winning, before the child; {@code null}: none
-   * @param onLose {@code sh -c} command run after the child stopped; {@code null}: none
-   * @param hookTimeout how long each hook may run
-   * @param waitFor how long to campaign: {@code ZERO} not at all, {@code null} forever
-   */
-  record Spec(
-      String office,
-      List<String> command,
-      boolean restart,
-      Duration killAfter,
-      String onAcquire,
-      String onLose,
-      Duration hookTimeout,
-      Duration waitFor) {}
+  /** What to run and how: the runner's builder with the flags applied, on the given elections. */
+  @FunctionalInterface
+  interface Flags {
+    ExternalCommandRunner.Builder runner(Function<ElectionOptions, Election> elections);
+  }
 
-  RunMode(EtcdSession session, Spec spec) {
+  RunMode(EtcdSession session, String office, Flags flags) {
     this.session = session;
-    this.spec = spec;
+    this.office = office;
+    this.flags = flags;
   }
 
   /** Runs to the end; returns the exit status (a signal exits from the hook instead). */
   int run() throws InterruptedException {
     // Built first: a kill-after that does not fit the TTL is a usage error before etcd is asked.
     ExternalCommandRunner runner =
-        ExternalCommandRunner.builder(spec.office(), this::election)
-            .command(spec.command())
-            .restart(spec.restart())
-            .killAfter(spec.killAfter())
-            .onAcquire(spec.onAcquire())
-            .onLose(spec.onLose())
-            .hookTimeout(spec.hookTimeout())
-            .waitFor(spec.waitFor())
-            .electionName(session.options().electionName(spec.office()))
-            .build();
+        flags.runner(this::election).electionName(session.options().electionName(office)).build();
     // An unreachable etcd is found here, bounded by the call timeout (exit 69) and named by its
     // cause, rather than by a campaign that retries; the read also tells the operator whom they
     // queue behind. Asked again until the bound: an etcd still starting is not an outage.
     Optional<Holder> leader =
         FirstAnswer.within(
             ConnectionOptions.CALL_TIMEOUT,
-            "reading the leader of office '" + spec.office() + "'",
+            "reading the leader of office '" + office + "'",
             this::readLeader);
     log.info(
         "office {}: campaigning; {}",
-        spec.office(),
+        office,
         leader.map(h -> "held by " + Views.holderLine(h)).orElse("vacant"));
     Runtime.getRuntime().addShutdownHook(new Thread(() -> stopOnSignal(runner), "conch-signal"));
     runner.start();
@@ -111,7 +89,7 @@ final class RunMode {
 
   /** One read of the leader over the session's client, bounded by {@code timeout}. */
   private Optional<Holder> readLeader(Duration timeout) throws Exception {
-    String prefix = session.options().electionName(spec.office()) + "/";
+    String prefix = session.options().electionName(office) + "/";
     CompletableFuture<GetResponse> call =
         session
             .client()
@@ -130,7 +108,7 @@ final class RunMode {
           .map(
               kv ->
                   Holder.parse(
-                      spec.office(),
+                      office,
                       kv.getValue().toString(StandardCharsets.UTF_8),
                       kv.getCreateRevision(),
                       kv.getLease()));
@@ -139,7 +117,7 @@ final class RunMode {
     }
   }
 
-  private Election election(dev.conch.ElectionOptions options) {
+  private Election election(ElectionOptions options) {
     Election election = session.election(options);
     election.addListener(this::report);
     return election;
@@ -150,7 +128,7 @@ final class RunMode {
       awaitTidy();
       return;
     }
-    log.info("office {}: signalled; stopping the command and resigning", spec.office());
+    log.info("office {}: signalled; stopping the command and resigning", office);
     try {
       runner.stop();
     } finally {

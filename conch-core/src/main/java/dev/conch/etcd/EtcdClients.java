@@ -1,6 +1,7 @@
 package dev.conch.etcd;
 
 import dev.conch.InvalidArgumentException;
+import dev.conch.Setting;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
@@ -15,10 +16,6 @@ import java.util.List;
 /** Builds jetcd clients the way conch needs them: checked endpoints, bounded connects. */
 public final class EtcdClients {
 
-  private static final String ACCEPTED =
-      "a comma-separated list of http:// or https:// URLs with host and port,"
-          + " e.g. http://127.0.0.1:2379";
-
   private EtcdClients() {}
 
   /**
@@ -28,7 +25,7 @@ public final class EtcdClients {
    */
   public static List<URI> parseEndpoints(String endpoints) {
     if (endpoints == null || endpoints.isBlank()) {
-      throw new InvalidArgumentException("endpoints", endpoints, ACCEPTED);
+      throw Setting.ENDPOINTS.invalid(endpoints, Setting.ENDPOINTS.accepted());
     }
     List<URI> uris = new ArrayList<>();
     for (String part : endpoints.split(",")) {
@@ -47,11 +44,11 @@ public final class EtcdClients {
       URI uri = new URI(endpoint);
       boolean scheme = "http".equals(uri.getScheme()) || "https".equals(uri.getScheme());
       if (!scheme || uri.getHost() == null || uri.getPort() < 1) {
-        throw new InvalidArgumentException("endpoint", endpoint, ACCEPTED);
+        throw Setting.ENDPOINT.invalid(endpoint, Setting.ENDPOINT.accepted());
       }
       return uri;
     } catch (URISyntaxException e) {
-      throw new InvalidArgumentException("endpoint", endpoint, ACCEPTED);
+      throw Setting.ENDPOINT.invalid(endpoint, Setting.ENDPOINT.accepted());
     }
   }
 

@@ -2,6 +2,7 @@ package dev.conch.etcd;
 
 import dev.conch.Durations;
 import dev.conch.InvalidArgumentException;
+import dev.conch.Setting;
 import java.time.Duration;
 
 /**
@@ -43,9 +44,8 @@ public record RenewalBudget(Duration interval, Duration attemptTimeout) {
     Duration lossLead = stopTimeout.plus(safetyMargin);
     Duration window = ttl.minus(lossLead);
     if (window.compareTo(MIN_WINDOW) < 0) {
-      throw new InvalidArgumentException(
-          "stop-timeout",
-          Durations.format(stopTimeout),
+      throw Setting.STOP_TIMEOUT.invalid(
+          stopTimeout,
           "stop timeout plus safety margin ("
               + Durations.format(lossLead)
               + ") must leave at least "

@@ -1,8 +1,7 @@
 package dev.conch.etcd;
 
 import dev.conch.Durations;
-import dev.conch.InvalidArgumentException;
-import dev.conch.Offices;
+import dev.conch.Setting;
 import dev.conch.Ticker;
 import java.time.Clock;
 import java.time.Duration;
@@ -28,31 +27,25 @@ public record SessionOptions(
     Clock clock) {
 
   /** Default {@link #prefix()}, compatible with {@code etcdctl elect /conch/v1/elect/<office>}. */
+  // A constant expression, for annotations (the CLI's --prefix); a test holds it to Setting.PREFIX.
   public static final String DEFAULT_PREFIX = "/conch/v1/elect/";
 
   /** Default {@link #ttl()}: 10 s. */
-  public static final Duration DEFAULT_TTL = Duration.ofSeconds(10);
+  public static final Duration DEFAULT_TTL = Setting.TTL.defaultValue();
 
   /** Default {@link #timeout()}: 5 s. */
-  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
+  public static final Duration DEFAULT_TIMEOUT = Setting.TIMEOUT.defaultValue();
 
   /** Checks every value. */
   public SessionOptions {
-    Offices.requireValidPrefix(prefix);
-    Offices.requireValidTtl(ttl);
-    if (renewInterval == null
-        || renewInterval.isNegative()
-        || renewInterval.isZero()
-        || renewInterval.compareTo(ttl) >= 0) {
-      throw new InvalidArgumentException(
-          "renew-interval",
-          renewInterval == null ? null : Durations.format(renewInterval),
+    Setting.PREFIX.require(prefix);
+    Setting.TTL.require(ttl);
+    if (!Setting.RENEW_INTERVAL.accepts(renewInterval) || renewInterval.compareTo(ttl) >= 0) {
+      throw Setting.RENEW_INTERVAL.invalid(
+          renewInterval,
           "a positive duration shorter than the ttl (" + Durations.format(ttl) + ")");
     }
-    if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-      throw new InvalidArgumentException(
-          "timeout", timeout == null ? null : Durations.format(timeout), "a positive duration");
-    }
+    Setting.TIMEOUT.require(timeout);
     Objects.requireNonNull(ticker, "ticker");
     Objects.requireNonNull(clock, "clock");
   }
@@ -60,7 +53,7 @@ public record SessionOptions(
   /** The defaults: prefix {@value #DEFAULT_PREFIX}, TTL 10 s renewed every TTL/3, timeout 5 s. */
   public static SessionOptions defaults() {
     return new SessionOptions(
-        DEFAULT_PREFIX,
+        Setting.PREFIX.defaultValue(),
         DEFAULT_TTL,
         DEFAULT_TTL.dividedBy(3),
         DEFAULT_TIMEOUT,
@@ -70,7 +63,7 @@ public record SessionOptions(
 
   /** With this TTL, renewed every TTL/3. */
   public SessionOptions withTtl(Duration newTtl) {
-    Offices.requireValidTtl(newTtl);
+    Setting.TTL.require(newTtl);
     return new SessionOptions(prefix, newTtl, newTtl.dividedBy(3), timeout, ticker, clock);
   }
 
@@ -96,6 +89,6 @@ public record SessionOptions(
 
   /** The election name of {@code office}: prefix + office, without a trailing '/'. */
   public String electionName(String office) {
-    return prefix + Offices.requireValidName(office);
+    return prefix + Setting.OFFICE.require(office);
   }
 }

@@ -4,6 +4,7 @@ import dev.conch.Durations;
 import dev.conch.Election;
 import dev.conch.ElectionOptions;
 import dev.conch.InvalidArgumentException;
+import dev.conch.Setting;
 import dev.conch.Ticker;
 import java.io.File;
 import java.lang.ProcessBuilder.Redirect;
@@ -41,19 +42,19 @@ import java.util.function.UnaryOperator;
 public final class ExternalCommandRunner implements AutoCloseable {
 
   /** Default {@link Builder#killAfter}: 5 s. */
-  public static final Duration DEFAULT_KILL_AFTER = Duration.ofSeconds(5);
+  public static final Duration DEFAULT_KILL_AFTER = Setting.KILL_AFTER.defaultValue();
 
   /** Default {@link Builder#hookTimeout}: 30 s. */
-  public static final Duration DEFAULT_HOOK_TIMEOUT = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_HOOK_TIMEOUT = Setting.RUNNER_HOOK_TIMEOUT.defaultValue();
 
   /** Default first back-off delay before campaigning again: 1 s. */
-  public static final Duration DEFAULT_BACKOFF_INITIAL = Duration.ofSeconds(1);
+  public static final Duration DEFAULT_BACKOFF_INITIAL = Setting.BACKOFF_INITIAL.defaultValue();
 
   /** Default longest back-off delay: 30 s. */
-  public static final Duration DEFAULT_BACKOFF_MAX = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_BACKOFF_MAX = Setting.BACKOFF_MAX.defaultValue();
 
   /** Default life of a command after which the back-off starts again from its first delay: 60 s. */
-  public static final Duration DEFAULT_BACKOFF_RESET = Duration.ofSeconds(60);
+  public static final Duration DEFAULT_BACKOFF_RESET = Setting.BACKOFF_RESET.defaultValue();
 
   /**
    * Added to kill-after to give the election's stop timeout: time to start the stop and send
@@ -131,29 +132,32 @@ public final class ExternalCommandRunner implements AutoCloseable {
     supervisor.stop();
   }
 
-  /** Settings of a runner; {@link #build()} checks them all. */
+  /**
+   * Settings of a runner, each a {@link Setting} (name, default, check); {@link #build()} checks
+   * them all.
+   */
   public static final class Builder {
 
     private final String office;
     private final Function<ElectionOptions, Election> elections;
     private List<String> command;
-    private boolean restart;
-    private Duration killAfter = DEFAULT_KILL_AFTER;
-    private String onAcquire;
-    private String onLose;
-    private Duration hookTimeout = DEFAULT_HOOK_TIMEOUT;
-    private Duration waitFor;
-    private UnaryOperator<ElectionOptions> customizer = UnaryOperator.identity();
-    private Map<String, String> environment = Map.of();
-    private String electionName;
+    private boolean restart = Setting.RESTART.defaultValue();
+    private Duration killAfter = Setting.KILL_AFTER.defaultValue();
+    private String onAcquire = Setting.ON_ACQUIRE.defaultValue();
+    private String onLose = Setting.ON_LOSE.defaultValue();
+    private Duration hookTimeout = Setting.RUNNER_HOOK_TIMEOUT.defaultValue();
+    private Duration waitFor = Setting.WAIT.defaultValue();
+    private UnaryOperator<ElectionOptions> customizer = Setting.ELECTION_OPTIONS.defaultValue();
+    private Map<String, String> environment = Setting.ENVIRONMENT.defaultValue();
+    private String electionName = Setting.ELECTION_NAME.defaultValue();
     private Redirect input = Redirect.from(new File("/dev/null"));
     private Redirect output = Redirect.INHERIT;
     private Redirect error = Redirect.INHERIT;
     private Ticker ticker = Ticker.SYSTEM;
     private LongBinaryOperator random;
-    private Duration backoffInitial = DEFAULT_BACKOFF_INITIAL;
-    private Duration backoffMax = DEFAULT_BACKOFF_MAX;
-    private Duration backoffReset = DEFAULT_BACKOFF_RESET;
+    private Duration backoffInitial = Setting.BACKOFF_INITIAL.defaultValue();
+    private Duration backoffMax = Setting.BACKOFF_MAX.defaultValue();
+    private Duration backoffReset = Setting.BACKOFF_RESET.defaultValue();
     private Consumer<Duration> backoffObserver;
 
     private Builder(String office, Function<ElectionOptions, Election> elections) {
@@ -308,12 +312,11 @@ public final class ExternalCommandRunner implements AutoCloseable {
       try {
         election = Objects.requireNonNull(elections.apply(options), "elections returned null");
       } catch (InvalidArgumentException e) {
-        if (!"stop-timeout".equals(e.name())) {
+        if (e.isRenamed() || e.setting().orElse(null) != Setting.STOP_TIMEOUT) {
           throw e;
         }
-        throw new InvalidArgumentException(
-            "kill-after",
-            Durations.format(settings.killAfter()),
+        throw Setting.KILL_AFTER.invalid(
+            settings.killAfter(),
             "kill-after + "
                 + Durations.format(STOP_SLACK)
                 + " is the election's stop timeout, which does not fit: "

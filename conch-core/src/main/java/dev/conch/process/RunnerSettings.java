@@ -2,8 +2,7 @@ package dev.conch.process;
 
 import dev.conch.Durations;
 import dev.conch.ElectionOptions;
-import dev.conch.InvalidArgumentException;
-import dev.conch.Offices;
+import dev.conch.Setting;
 import dev.conch.Ticker;
 import java.io.File;
 import java.lang.ProcessBuilder.Redirect;
@@ -20,8 +19,9 @@ import java.util.function.LongBinaryOperator;
 import java.util.function.UnaryOperator;
 
 /**
- * The checked settings of one runner; every value is refused here, naming it, before anything
- * starts.
+ * The checked settings of one runner, made by {@link ExternalCommandRunner.Builder} (which the
+ * CLI's flags and the Spring properties fill); each value is checked by its {@link Setting} before
+ * anything starts.
  *
  * @param waitFor how long to campaign before the first start; {@code null} = forever, zero = not at
  *     all
@@ -54,28 +54,20 @@ record RunnerSettings(
   static final Set<String> RESERVED = Set.of("CONCH_NAME", "CONCH_REV", "CONCH_LEASE");
 
   RunnerSettings {
-    Offices.requireValidName(office);
+    Setting.OFFICE.require(office);
     command = requireCommand(command, environment);
-    requirePositive("kill-after", killAfter);
-    requirePositive("hook-timeout", hookTimeout);
-    if (waitFor != null && waitFor.isNegative()) {
-      throw new InvalidArgumentException(
-          "wait", Durations.format(waitFor), "0 (do not wait), a positive duration, or none");
-    }
-    requireHook("on-acquire", onAcquire);
-    requireHook("on-lose", onLose);
+    Setting.KILL_AFTER.require(killAfter);
+    Setting.RUNNER_HOOK_TIMEOUT.require(hookTimeout);
+    Setting.WAIT.require(waitFor);
+    Setting.ON_ACQUIRE.require(onAcquire);
+    Setting.ON_LOSE.require(onLose);
     environment = requireEnvironment(environment);
-    if (electionName != null && (!electionName.startsWith("/") || electionName.endsWith("/"))) {
-      throw new InvalidArgumentException(
-          "election-name", electionName, "an etcd election name such as /conch/v1/elect/billing");
-    }
-    requirePositive("backoff-initial", backoffInitial);
-    requirePositive("backoff-reset", backoffReset);
+    Setting.ELECTION_NAME.require(electionName);
+    Setting.BACKOFF_INITIAL.require(backoffInitial);
+    Setting.BACKOFF_RESET.require(backoffReset);
     if (backoffCap == null || backoffCap.compareTo(backoffInitial) < 0) {
-      throw new InvalidArgumentException(
-          "backoff-max",
-          backoffCap == null ? null : Durations.format(backoffCap),
-          "at least the initial back-off (" + Durations.format(backoffInitial) + ")");
+      throw Setting.BACKOFF_MAX.invalid(
+          backoffCap, "at least the initial back-off (" + Durations.format(backoffInitial) + ")");
     }
     Objects.requireNonNull(input, "input");
     Objects.requireNonNull(output, "output");
@@ -99,12 +91,10 @@ record RunnerSettings(
     // otherwise forbid short TTLs (--ttl 2s --kill-after 100ms). A customizer may raise it.
     ElectionOptions base =
         Objects.requireNonNull(customizer, "electionOptions")
-            .apply(ElectionOptions.forOffice(office).withStopTimeout(stop));
+            .apply(ElectionOptions.builder(office).stopTimeout(stop).build());
     if (base == null || !base.office().equals(office)) {
-      throw new InvalidArgumentException(
-          "election-options",
-          base == null ? null : base.office(),
-          "options for office '" + office + "'");
+      throw Setting.ELECTION_OPTIONS.invalid(
+          base == null ? null : base.office(), "options for office '" + office + "'");
     }
     // One hook call of the election covers a whole stop: the command's group (kill-after, then
     // SIGKILL) and the on-lose hook (its timeout, then kill-after and SIGKILL).
@@ -113,8 +103,10 @@ record RunnerSettings(
             .plus(killAfter.multipliedBy(2))
             .plus(ProcessGroup.KILL_WAIT.multipliedBy(2))
             .plusSeconds(1);
-    return base.withStopTimeout(max(base.stopTimeout(), stop))
-        .withHookTimeout(max(base.hookTimeout(), hooks));
+    return base.toBuilder()
+        .stopTimeout(max(base.stopTimeout(), stop))
+        .hookTimeout(max(base.hookTimeout(), hooks))
+        .build();
   }
 
   private static Duration max(Duration a, Duration b) {
@@ -122,18 +114,12 @@ record RunnerSettings(
   }
 
   private static List<String> requireCommand(List<String> argv, Map<String, String> environment) {
-    String accepted = "a program and its arguments, run without a shell (e.g. [\"sleep\", \"60\"])";
-    if (argv == null
-        || argv.isEmpty()
-        || argv.stream().anyMatch(Objects::isNull)
-        || argv.get(0).isBlank()) {
-      throw new InvalidArgumentException("command", argv, accepted);
-    }
+    Setting.COMMAND.require(argv);
     String program = argv.get(0);
     if (program.contains("/")) {
       Path path = Paths.get(program);
       if (!Files.isRegularFile(path) || !Files.isExecutable(path)) {
-        throw new InvalidArgumentException("command", program, "an executable file");
+        throw Setting.COMMAND.invalid(program, "an executable file");
       }
       return List.copyOf(argv);
     }
@@ -151,8 +137,8 @@ record RunnerSettings(
         return List.copyOf(argv);
       }
     }
-    throw new InvalidArgumentException(
-        "command", program, "a program found on the PATH (" + path + ") or a path to one");
+    throw Setting.COMMAND.invalid(
+        program, "a program found on the PATH (" + path + ") or a path to one");
   }
 
   private static Map<String, String> requireEnvironment(Map<String, String> environment) {
@@ -167,27 +153,14 @@ record RunnerSettings(
           || name.indexOf('\0') >= 0
           || entry.getValue() == null
           || entry.getValue().indexOf('\0') >= 0) {
-        throw new InvalidArgumentException(
-            "environment", name + "=" + entry.getValue(), "NAME=value without '=' in the name");
+        throw Setting.ENVIRONMENT.invalid(
+            name + "=" + entry.getValue(), Setting.ENVIRONMENT.accepted());
       }
       if (RESERVED.contains(name)) {
-        throw new InvalidArgumentException(
-            "environment", name, "any name but " + RESERVED + ", which the runner sets itself");
+        throw Setting.ENVIRONMENT.invalid(
+            name, "any name but " + RESERVED + ", which the runner sets itself");
       }
     }
     return Map.copyOf(environment);
-  }
-
-  private static void requireHook(String name, String hook) {
-    if (hook != null && hook.isBlank()) {
-      throw new InvalidArgumentException(name, hook, "a shell command, or none");
-    }
-  }
-
-  private static void requirePositive(String name, Duration value) {
-    if (value == null || value.isNegative() || value.isZero()) {
-      throw new InvalidArgumentException(
-          name, value == null ? null : Durations.format(value), "a positive duration");
-    }
   }
 }

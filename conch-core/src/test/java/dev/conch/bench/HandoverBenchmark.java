@@ -140,9 +140,10 @@ public final class HandoverBenchmark {
           EtcdSession sa = EtcdSession.open(ca, options(ttl).withTimeout(Duration.ofMillis(500)));
           EtcdSession sb = EtcdSession.open(cb, options(ttl))) {
         ElectionOptions electionOptions =
-            ElectionOptions.forOffice(office)
-                .withStopTimeout(Duration.ofMillis(ttl == 2 ? 300 : 1000))
-                .withSafetyMargin(Duration.ofMillis(ttl == 2 ? 200 : 500));
+            ElectionOptions.builder(office)
+                .stopTimeout(Duration.ofMillis(ttl == 2 ? 300 : 1000))
+                .safetyMargin(Duration.ofMillis(ttl == 2 ? 200 : 500))
+                .build();
         Candidate a = new Candidate(sa.election(electionOptions));
         Candidate b = new Candidate(sb.election(electionOptions));
         a.election.start();

@@ -49,7 +49,7 @@ class EtcdElectionTest {
     EtcdSession session =
         etcds.session(
             client, SessionOptions.defaults().withTtl(ttl).withTimeout(Duration.ofSeconds(2)));
-    return session.election(ElectionOptions.forOffice(office).withCandidateId(id));
+    return session.election(ElectionOptions.builder(office).candidateId(id).build());
   }
 
   @Test
@@ -157,7 +157,7 @@ class EtcdElectionTest {
       EtcdSession session =
           etcds.session(client, SessionOptions.defaults().withTtl(Duration.ofSeconds(30)));
       sessions.add(session);
-      Election e = session.election(ElectionOptions.forOffice(office).withCandidateId("c" + i));
+      Election e = session.election(ElectionOptions.builder(office).candidateId("c" + i).build());
       e.start();
       candidates.add(e);
       // One at a time, so that the queue order is the order of the list.
@@ -269,7 +269,7 @@ class EtcdElectionTest {
     String office = office();
     EtcdSession first =
         EtcdSession.open(client, SessionOptions.defaults().withTtl(Duration.ofSeconds(30)));
-    Election a = first.election(ElectionOptions.forOffice(office).withCandidateId("a"));
+    Election a = first.election(ElectionOptions.builder(office).candidateId("a").build());
     a.start();
     assertThat(a.awaitLeadership(WAIT)).isTrue();
     Election b = candidate(client, Duration.ofSeconds(30), office, "b");

@@ -39,7 +39,7 @@ class EtcdFaultTest {
   private Election candidate(Client client, String id) {
     return etcds
         .session(client, SessionOptions.defaults().withTtl(TTL).withTimeout(Duration.ofSeconds(1)))
-        .election(ElectionOptions.forOffice("jobs").withCandidateId(id));
+        .election(ElectionOptions.builder("jobs").candidateId(id).build());
   }
 
   @Test

@@ -40,7 +40,7 @@ class EtcdSteadinessTest {
       SessionOptions.defaults().withTtl(Duration.ofSeconds(10)).withTimeout(Duration.ofSeconds(3));
 
   private static final ElectionOptions CLI_ELECTION =
-      ElectionOptions.forOffice("jobs").withStopTimeout(Duration.ofMillis(5500));
+      ElectionOptions.builder("jobs").stopTimeout(Duration.ofMillis(5500)).build();
 
   private final Etcds etcds = new Etcds();
   private final List<TcpProxy> proxies = new ArrayList<>();

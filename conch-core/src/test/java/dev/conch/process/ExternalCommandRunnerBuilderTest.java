@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.conch.ElectionOptions;
 import dev.conch.InvalidArgumentException;
+import dev.conch.Setting;
 import dev.conch.local.LocalOffices;
 import java.time.Duration;
 import java.util.List;
@@ -23,8 +24,12 @@ class ExternalCommandRunnerBuilderTest {
 
   private static void refused(ExternalCommandRunner.Builder builder, String name) {
     assertThatThrownBy(builder::build)
-        .isInstanceOf(InvalidArgumentException.class)
-        .satisfies(e -> assertThat(((InvalidArgumentException) e).name()).isEqualTo(name));
+        .isInstanceOfSatisfying(
+            InvalidArgumentException.class,
+            e -> {
+              assertThat(e.name()).isEqualTo(name);
+              assertThat(e.setting()).map(Setting::name).contains(name);
+            });
   }
 
   @Test
@@ -47,6 +52,10 @@ class ExternalCommandRunnerBuilderTest {
   void refusesBadDurationsHooksAndEnvironment() {
     refused(builder().killAfter(Duration.ZERO), "kill-after");
     refused(builder().hookTimeout(Duration.ofSeconds(-1)), "hook-timeout");
+    assertThatThrownBy(builder().hookTimeout(Duration.ZERO)::build)
+        .hasMessage("invalid hook-timeout '0s': a positive duration");
+    assertThatThrownBy(builder().waitFor(Duration.ofSeconds(-1))::build)
+        .hasMessage("invalid wait '-1s': 0 (do not wait), a positive duration, or none");
     refused(builder().waitFor(Duration.ofSeconds(-1)), "wait");
     refused(builder().onAcquire("  "), "on-acquire");
     refused(builder().onLose(""), "on-lose");
@@ -70,7 +79,7 @@ class ExternalCommandRunnerBuilderTest {
             })
         .killAfter(Duration.ofSeconds(3))
         .hookTimeout(Duration.ofSeconds(10))
-        .electionOptions(options -> options.withCandidateId("me"))
+        .electionOptions(options -> options.toBuilder().candidateId("me").build())
         .command(List.of("true"))
         .build()
         .close();

@@ -54,7 +54,7 @@ class ExternalCommandRunnerTest {
   /** A plain candidate that joins after the runner (queued behind it). */
   private Election follower() {
     Election follower =
-        runners.track(offices.election(ElectionOptions.forOffice(OFFICE).withCandidateId("b")));
+        runners.track(offices.election(ElectionOptions.builder(OFFICE).candidateId("b").build()));
     return follower;
   }
 

@@ -22,10 +22,10 @@ class ReportJobTest {
   private final LocalOffices offices = new LocalOffices();
 
   private final Election first =
-      this.offices.election(ElectionOptions.forOffice("reports").withCandidateId("first"));
+      this.offices.election(ElectionOptions.builder("reports").candidateId("first").build());
 
   private final Election second =
-      this.offices.election(ElectionOptions.forOffice("reports").withCandidateId("second"));
+      this.offices.election(ElectionOptions.builder("reports").candidateId("second").build());
 
   @AfterEach
   void close() {

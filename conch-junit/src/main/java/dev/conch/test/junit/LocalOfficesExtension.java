@@ -94,7 +94,7 @@ public final class LocalOfficesExtension
    * test.
    */
   public Election candidate(String office, String id) {
-    return candidate(ElectionOptions.forOffice(office).withCandidateId(id));
+    return candidate(ElectionOptions.builder(office).candidateId(id).build());
   }
 
   /** A started candidate with these options; closed after the test. */

@@ -12,7 +12,6 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -155,14 +154,7 @@ public final class ConchAutoConfiguration {
 
     /** The session options conch.* describe, each refusal naming its property. */
     static SessionOptions sessionOptions(ConchProperties properties) {
-      Map<String, String> names =
-          Map.of(
-              "prefix", "conch.etcd.prefix",
-              "ttl", "conch.ttl",
-              "renew-interval", "conch.renew-interval",
-              "timeout", "conch.etcd.timeout");
-      return ConchChecks.check(
-          names,
+      return SettingProperties.SHARED.check(
           () -> {
             SessionOptions options =
                 SessionOptions.defaults()

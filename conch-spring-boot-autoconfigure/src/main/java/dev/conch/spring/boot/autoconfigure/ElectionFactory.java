@@ -3,8 +3,6 @@ package dev.conch.spring.boot.autoconfigure;
 import dev.conch.Election;
 import dev.conch.ElectionOptions;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -39,9 +37,9 @@ final class ElectionFactory {
    * @throws dev.conch.InvalidArgumentException naming the property whose value was refused
    */
   Election create(String office) {
-    Map<String, String> names = propertyNames(office);
-    ElectionOptions options = ConchChecks.check(names, () -> options(office));
-    return ConchChecks.check(names, () -> this.store.apply(options));
+    SettingProperties names = properties(office);
+    ElectionOptions options = names.check(() -> options(office));
+    return names.check(() -> this.store.apply(options));
   }
 
   /**
@@ -54,37 +52,24 @@ final class ElectionFactory {
 
   /** The options of {@code office}: its own overrides, else the conch.* defaults. */
   ElectionOptions options(String office) {
-    ConchProperties.Office own = own(office);
-    return ElectionOptions.forOffice(office)
-        .withCandidateId(this.properties.getCandidate().getId())
-        .withHookTimeout(or(own.getHookTimeout(), this.properties.getHookTimeout()))
-        .withStopTimeout(or(own.getStopTimeout(), this.properties.getStopTimeout()))
-        .withSafetyMargin(or(own.getSafetyMargin(), this.properties.getSafetyMargin()))
-        .withEventBuffer(this.properties.getEventBuffer())
-        .withRetry(this.properties.getRetry().getInitial(), this.properties.getRetry().getMax());
-  }
-
-  /** Which property each setting of the core came from, for {@code office}. */
-  Map<String, String> propertyNames(String office) {
-    ConchProperties.Office own = own(office);
-    String prefix = "conch.offices." + office + ".";
-    Map<String, String> names = new HashMap<>();
-    names.put("office", this.offices.propertyOf(office));
-    names.put("hook-timeout", source(own.getHookTimeout(), prefix, "hook-timeout"));
-    names.put("stop-timeout", source(own.getStopTimeout(), prefix, "stop-timeout"));
-    names.put("safety-margin", source(own.getSafetyMargin(), prefix, "safety-margin"));
-    names.put("retry-initial", "conch.retry.initial");
-    names.put("retry-max", "conch.retry.max");
-    return names;
-  }
-
-  private ConchProperties.Office own(String office) {
     ConchProperties.Office own = this.properties.getOffices().get(office);
-    return own != null ? own : new ConchProperties.Office();
+    if (own == null) {
+      own = new ConchProperties.Office();
+    }
+    return ElectionOptions.builder(office)
+        .candidateId(this.properties.getCandidate().getId())
+        .hookTimeout(or(own.getHookTimeout(), this.properties.getHookTimeout()))
+        .stopTimeout(or(own.getStopTimeout(), this.properties.getStopTimeout()))
+        .safetyMargin(or(own.getSafetyMargin(), this.properties.getSafetyMargin()))
+        .eventBuffer(this.properties.getEventBuffer())
+        .retryInitial(this.properties.getRetry().getInitial())
+        .retryMax(this.properties.getRetry().getMax())
+        .build();
   }
 
-  private static String source(@Nullable Duration override, String prefix, String name) {
-    return override != null ? prefix + name : "conch." + name;
+  /** The property behind each setting of {@code office}, for naming a refusal. */
+  SettingProperties properties(String office) {
+    return SettingProperties.of(this.properties, this.offices, office);
   }
 
   private static Duration or(@Nullable Duration override, Duration fallback) {

@@ -32,7 +32,7 @@ final class PropertiesEtcdConnectionDetails implements EtcdConnectionDetails {
   public List<URI> getEndpoints() {
     // An element may itself be comma-separated, as etcdctl's --endpoints is.
     String endpoints = String.join(",", this.properties.getEndpoints());
-    return ConchChecks.check("conch.etcd.endpoints", () -> EtcdClients.parseEndpoints(endpoints));
+    return SettingProperties.SHARED.check(() -> EtcdClients.parseEndpoints(endpoints));
   }
 
   @Override

@@ -3,7 +3,6 @@ package dev.conch.spring.boot.autoconfigure;
 import dev.conch.Election;
 import dev.conch.InvalidArgumentException;
 import dev.conch.process.ExternalCommandRunner;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -75,7 +74,7 @@ final class SupervisedOffice implements AutoCloseable {
           "an office for the runner: set conch.runner.office, conch.office or"
               + " spring.application.name");
     }
-    Map<String, String> electionNames = factory.propertyNames(office);
+    SettingProperties properties = factory.properties(office);
     HandlerChain handlers = new HandlerChain();
     AtomicReference<Election> created = new AtomicReference<>();
     ExternalCommandRunner.Builder builder =
@@ -96,43 +95,21 @@ final class SupervisedOffice implements AutoCloseable {
             .onLose(runner.getOnLose())
             .hookTimeout(runner.getHookTimeout())
             .waitFor(runner.getWait())
-            .electionOptions(
-                base -> ConchChecks.check(electionNames, () -> factory.options(office)));
+            .electionOptions(base -> properties.check(() -> factory.options(office)));
     if (prefix != null) {
       builder.electionName(prefix + office);
     }
-    String officeProperty = offices.propertyOf(office);
     Supplier<RunnerElection.Generation> generations =
         () -> {
           try {
             ExternalCommandRunner built = builder.build();
             return new RunnerElection.Generation(built, created.get());
           } catch (InvalidArgumentException ex) {
-            throw named(ex, officeProperty);
+            throw properties.named(ex);
           }
         };
     // The first runner is built now, so that a refused setting fails startup.
     return new SupervisedOffice(
         new RunnerElection(office, handlers, generations.get(), generations));
-  }
-
-  /** The runner's settings renamed to their properties; what is named already stays as it is. */
-  private static InvalidArgumentException named(
-      InvalidArgumentException ex, String officeProperty) {
-    String property =
-        switch (ex.name()) {
-          case "office" -> officeProperty;
-          case "election-name" -> "conch.etcd.prefix";
-          case "command", "kill-after", "on-acquire", "on-lose", "hook-timeout", "wait" ->
-              "conch.runner." + ex.name();
-          default -> null;
-        };
-    if (property == null) {
-      return ex;
-    }
-    InvalidArgumentException named =
-        new InvalidArgumentException(property, ex.value(), ex.accepted());
-    named.initCause(ex);
-    return named;
   }
 }

@@ -141,7 +141,7 @@ public final class TestOffices implements LeaderOnlyInvocations, DisposableBean 
             office + "/" + candidateId,
             key ->
                 this.store.election(
-                    ElectionOptions.forOffice(office).withCandidateId(candidateId)));
+                    ElectionOptions.builder(office).candidateId(candidateId).build()));
     other.start();
     await(
         () -> other.isLeader() || this.store.grant(office, candidateId),

@@ -259,7 +259,7 @@ class LeaderOnlyTests {
 
   private Election otherCandidate(String office) throws InterruptedException {
     Election other =
-        this.offices.election(ElectionOptions.forOffice(office).withCandidateId("other"));
+        this.offices.election(ElectionOptions.builder(office).candidateId("other").build());
     other.start();
     assertThat(other.awaitLeadership(WAIT)).isTrue();
     return other;
