@@ -33,8 +33,6 @@ public final class FencedElection implements Election {
 
   private final FencedLock lock;
   private final ElectionOptions options;
-  private final Ticker ticker;
-  private final Clock clock;
   private final Holder self;
   private final EventDispatcher events;
   private final HookRunner hooks;
@@ -62,8 +60,6 @@ public final class FencedElection implements Election {
     }
     this.lock = lock;
     this.options = options;
-    this.ticker = ticker;
-    this.clock = clock;
     this.self = Holder.self(options.office(), options.candidateId(), null);
     this.events = new EventDispatcher(options.office(), options.eventBuffer());
     this.hooks = new HookRunner(options.office());

@@ -52,6 +52,8 @@ final class EtcdCampaign {
   private long seen = -1;
   private int puts;
   private boolean busy;
+  // When the request last answered was sent: the start of what its answer confirms.
+  private volatile long sentAt;
   private CompletableFuture<Boolean> waiting;
   private boolean withdrawn;
 
@@ -84,16 +86,30 @@ final class EtcdCampaign {
   private void cancelled() {
     CompletableFuture<Boolean> stop;
     synchronized (this) {
-      if (busy) {
+      stop = waiting;
+      if (stop == null && busy) {
         return; // the answer under way will see it
       }
-      stop = waiting;
     }
     if (stop != null) {
-      stop.complete(false);
+      stop.complete(false); // stops waiting; the wait's answer withdraws
     } else {
       withdraw();
     }
+  }
+
+  /**
+   * A request of this campaign, in the session's line ({@link InFlight}) and bounded by the call
+   * timeout from the moment it leaves; {@link #sentAt} says when that was.
+   */
+  private <T> CompletableFuture<T> request(Supplier<CompletableFuture<T>> call, String what) {
+    return session
+        .requests()
+        .send(
+            () -> {
+              sentAt = session.ticker().nanoTime();
+              return within(call.get(), session.timeout(), what);
+            });
   }
 
   /**
@@ -118,6 +134,7 @@ final class EtcdCampaign {
         (value, error) -> {
           synchronized (this) {
             busy = false;
+            waiting = null;
           }
           if (result.isDone()) {
             withdraw();
@@ -153,17 +170,16 @@ final class EtcdCampaign {
       fail(new ConchException("office '" + office + "': could not write a fresh candidate key"));
       return;
     }
-    long sentAt = session.ticker().nanoTime();
     ask(
         () ->
-            within(
-                lock.kv()
-                    .txn()
-                    .If(createdAt(key, 0))
-                    .Then(Op.put(key, value, leased(lease)), Op.get(lock.keyPrefix(), FIRST))
-                    .Else(Op.get(key, GetOption.DEFAULT))
-                    .commit(),
-                session.timeout(),
+            request(
+                () ->
+                    lock.kv()
+                        .txn()
+                        .If(createdAt(key, 0))
+                        .Then(Op.put(key, value, leased(lease)), Op.get(lock.keyPrefix(), FIRST))
+                        .Else(Op.get(key, GetOption.DEFAULT))
+                        .commit(),
                 "campaign for office '" + office + "'"),
         put -> {
           if (put.isSucceeded()) {
@@ -182,9 +198,8 @@ final class EtcdCampaign {
           long stale = put.getGetResponses().get(0).getKvs().get(0).getCreateRevision();
           ask(
               () ->
-                  within(
-                      lock.deleteWhen(key, createdAt(key, stale)),
-                      session.timeout(),
+                  request(
+                      () -> lock.deleteWhen(key, createdAt(key, stale)),
                       "removing an old key of office '" + office + "'"),
               deleted -> put());
         });
@@ -206,16 +221,15 @@ final class EtcdCampaign {
             .withMaxCreateRevision(rev - 1)
             .withLimit(1)
             .build();
-    long sentAt = session.ticker().nanoTime();
     ask(
         () ->
-            within(
-                lock.kv()
-                    .txn()
-                    .If(createdAt(key, rev))
-                    .Then(Op.get(lock.keyPrefix(), justAhead))
-                    .commit(),
-                session.timeout(),
+            request(
+                () ->
+                    lock.kv()
+                        .txn()
+                        .If(createdAt(key, rev))
+                        .Then(Op.get(lock.keyPrefix(), justAhead))
+                        .commit(),
                 "reading the candidates of office '" + office + "'"),
         look -> {
           if (!look.isSucceeded()) {
@@ -237,10 +251,14 @@ final class EtcdCampaign {
   }
 
   private void tellWhoLeads() {
-    within(
-            lock.kv().get(lock.keyPrefix(), FIRST),
-            session.timeout(),
-            "reading the leader of office")
+    session
+        .requests()
+        .send(
+            () ->
+                within(
+                    lock.kv().get(lock.keyPrefix(), FIRST),
+                    session.timeout(),
+                    "reading the leader of office '" + office + "'"))
         .whenComplete(
             (first, error) -> {
               if (error == null && !result.isDone()) {
@@ -251,33 +269,16 @@ final class EtcdCampaign {
 
   /** Waits for the key ahead to go ({@link PredecessorWatch}), then looks again. */
   private void awaitDeletion(KeyValue predecessor, long fromRevision) {
-    CompletableFuture<Boolean> deleted =
-        PredecessorWatch.deletionOf(session, predecessor, fromRevision, lease);
-    boolean cancelled;
-    synchronized (this) {
-      waiting = deleted;
-      cancelled = result.isDone();
-    }
-    if (cancelled) {
-      deleted.complete(false);
-    }
-    deleted.whenComplete(
-        (seenDeleted, error) -> {
-          synchronized (this) {
-            waiting = null;
-          }
-          if (result.isDone()) {
-            withdraw();
-            return;
-          }
-          if (Boolean.TRUE.equals(seenDeleted)) {
+    ask(
+        () -> {
+          waiting = PredecessorWatch.deletionOf(session, predecessor, fromRevision, lease);
+          return waiting;
+        },
+        deleted -> {
+          if (deleted) {
             session.countWakeup();
           }
-          try {
-            look();
-          } catch (RuntimeException e) {
-            fail(e);
-          }
+          look();
         });
   }
 

@@ -30,12 +30,20 @@ public final class EtcdSession implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(EtcdSession.class);
 
+  /**
+   * How many campaign requests of one session may be under way at once. Enough that a hand-over
+   * never waits (it costs one), few enough that starting a thousand offices does not flood etcd:
+   * the lease's renewals share the connection and must be answered in time.
+   */
+  static final int CAMPAIGN_REQUESTS = 32;
+
   private final Client client;
   private final SessionOptions options;
   private final Ticker ticker;
   private final LeaseKeeper keeper;
   private final Map<String, Election> elections = new ConcurrentHashMap<>();
   private final AtomicLong wakeups = new AtomicLong();
+  private final InFlight requests = new InFlight(CAMPAIGN_REQUESTS);
   private final Object monitor = new Object();
 
   // Guarded by monitor.
@@ -181,6 +189,11 @@ public final class EtcdSession implements AutoCloseable {
 
   LeaseKeeper keeper() {
     return keeper;
+  }
+
+  /** The line the campaigns' requests wait in ({@link InFlight}). */
+  InFlight requests() {
+    return requests;
   }
 
   /** Runs {@code listener} after every renewal round and loss of the lease; returns how to stop. */
