@@ -3,6 +3,7 @@ package dev.conch.bench;
 import dev.conch.Election;
 import dev.conch.ElectionEvent;
 import dev.conch.ElectionOptions;
+import dev.conch.State;
 import dev.conch.etcd.EtcdClients;
 import dev.conch.etcd.EtcdSession;
 import dev.conch.etcd.SessionOptions;
@@ -79,11 +80,22 @@ public final class ScaleBenchmark {
         throw new IllegalStateException("not every office led within 5 minutes");
       }
       long leadAll = System.nanoTime() - start;
+      List<Election> second = new ArrayList<>();
       for (int i = 0; i < n; i++) {
         EtcdSession other = i % 2 == 0 ? b : a;
-        other.election(ElectionOptions.forOffice("scale-" + i)).start();
+        Election follower = other.election(ElectionOptions.forOffice("scale-" + i));
+        follower.start();
+        second.add(follower);
       }
-      TimeUnit.SECONDS.sleep(5); // every follower campaigns and settles behind its leader
+      // Every follower campaigns and settles behind its leader before the idle count starts.
+      long settleBy = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+      while (!second.stream().allMatch(e -> e.state() == State.FOLLOWING)) {
+        if (System.nanoTime() - settleBy > 0) {
+          throw new IllegalStateException("not every follower settled within 5 minutes");
+        }
+        TimeUnit.MILLISECONDS.sleep(100);
+      }
+      TimeUnit.SECONDS.sleep(2);
       double before = requests(cluster);
       long idleStart = System.nanoTime();
       TimeUnit.NANOSECONDS.sleep(IDLE.toNanos());

@@ -1,0 +1,70 @@
+package dev.conch.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.conch.Election;
+import dev.conch.ElectionEvent;
+import dev.conch.ElectionOptions;
+import dev.conch.test.EtcdExtension;
+import io.etcd.jetcd.Client;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A process with many offices, on a real etcd: they all come to lead, none loses on the way, and
+ * the process does not need a thread per office. Sending every campaign at once once made etcd
+ * answer so late that the lease's renewals failed and each term ended before it began.
+ */
+@Timeout(180)
+class EtcdManyOfficesTest {
+
+  private static final int OFFICES = 1000;
+
+  @RegisterExtension static final EtcdExtension etcd = EtcdExtension.members(1);
+
+  private final Etcds etcds = new Etcds();
+
+  @AfterEach
+  void close() {
+    etcds.close();
+  }
+
+  @Test
+  void aThousandOfficesOfOneSessionAllLeadWithoutALossOnAHandfulOfThreads() throws Exception {
+    int threadsBefore = ManagementFactory.getThreadMXBean().getThreadCount();
+    Client client = etcds.client(etcd.cluster());
+    EtcdSession session = etcds.session(client, SessionOptions.defaults());
+    Queue<ElectionEvent> losses = new ConcurrentLinkedQueue<>();
+    List<Election> elections = new ArrayList<>();
+    for (int i = 0; i < OFFICES; i++) {
+      Election election = session.election(ElectionOptions.forOffice("many-" + i));
+      election.addListener(
+          event -> {
+            if (event instanceof ElectionEvent.Lost) {
+              losses.add(event);
+            }
+          });
+      election.start();
+      elections.add(election);
+    }
+
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .until(() -> elections.stream().allMatch(Election::isLeader));
+
+    assertThat(losses).isEmpty();
+    // Shared threads: the loops, a timer, events, the lease keeper and jetcd's own, whatever
+    // the number of offices (a thread per office was 1000 more).
+    int added = ManagementFactory.getThreadMXBean().getThreadCount() - threadsBefore;
+    assertThat(added).isLessThan(OFFICES / 10);
+  }
+}
