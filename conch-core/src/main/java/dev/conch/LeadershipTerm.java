@@ -21,6 +21,9 @@ import org.slf4j.LoggerFactory;
  * returned. While it holds, one timer wakes it before the deadline minus the loss lead (and at
  * least every second: the ticker may be a test's). A step that throws, even an {@link Error}, ends
  * the term as {@link LossReason#CLOSED}; the lose hooks still run.
+ *
+ * <p>Longer than most files here, on purpose: the phases of a term (acquire, hold, lose) share one
+ * timer, one running hook and one rule for a step that throws, and read best in order.
  */
 final class LeadershipTerm implements Leadership.Validity {
 

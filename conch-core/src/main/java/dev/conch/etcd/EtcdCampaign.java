@@ -31,6 +31,9 @@ import org.slf4j.LoggerFactory;
  * the deletion of the key ahead; a cancel (the candidate leaves) is acted on when the request under
  * way answers, or at once while waiting: the key is withdrawn only once what was asked of etcd is
  * known, so that a put still on its way cannot leave a ghost candidate behind (etcd#21128).
+ *
+ * <p>Longer than most files here, on purpose: the steps of a campaign share its state and its one
+ * rule about cancelling, and read best in the order etcd answers them.
  */
 final class EtcdCampaign {
 

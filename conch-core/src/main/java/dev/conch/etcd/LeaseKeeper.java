@@ -40,6 +40,9 @@ import org.slf4j.LoggerFactory;
  * within one renew interval even when no watch delivers, and a key that cannot be confirmed is
  * given up as a lease that cannot be renewed would be. jetcd's own keep-alive is not used: it
  * measures on the wall clock and reports a loss only after the server has acted.
+ *
+ * <p>Longer than most files here, on purpose: grant, renewal, the confirming read of held keys and
+ * the deadline D are one round on one thread, and split they would share every field.
  */
 final class LeaseKeeper implements AutoCloseable {
 
