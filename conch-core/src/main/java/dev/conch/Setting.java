@@ -29,12 +29,18 @@ public final class Setting<T> {
   // Election: how one candidate takes part in one office (ElectionOptions).
 
   /** The office: 1 to 128 characters without '/', whitespace or control characters. */
+  /** The longest office name accepted, in characters. */
+  public static final int MAX_NAME_LENGTH = 128;
+
+  /** The shortest lease TTL etcd honours (it raises lower ones silently). */
+  public static final Duration MIN_TTL = Duration.ofSeconds(2);
+
   public static final Setting<String> OFFICE =
       new Setting<>(
           "office",
           null,
           "an office name is 1 to "
-              + Offices.MAX_NAME_LENGTH
+              + Setting.MAX_NAME_LENGTH
               + " characters without '/', whitespace or control characters (e.g. 'billing')",
           Setting::isOfficeName);
 
@@ -81,7 +87,7 @@ public final class Setting<T> {
           "ttl",
           Duration.ofSeconds(10),
           "whole seconds, at least 2s",
-          ttl -> ttl != null && ttl.compareTo(Offices.MIN_TTL) >= 0 && ttl.getNano() == 0);
+          ttl -> ttl != null && ttl.compareTo(Setting.MIN_TTL) >= 0 && ttl.getNano() == 0);
 
   /** The longest interval between lease renewals, shorter than the TTL; none means TTL/3. */
   public static final Setting<Duration> RENEW_INTERVAL =
@@ -248,7 +254,7 @@ public final class Setting<T> {
   }
 
   private static boolean isOfficeName(String office) {
-    if (office == null || office.isEmpty() || office.length() > Offices.MAX_NAME_LENGTH) {
+    if (office == null || office.isEmpty() || office.length() > Setting.MAX_NAME_LENGTH) {
       return false;
     }
     for (int i = 0; i < office.length(); i++) {

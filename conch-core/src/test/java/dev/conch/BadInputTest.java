@@ -24,11 +24,11 @@ class BadInputTest {
 
   @Test
   void overlongOfficeNameIsRefused() {
-    String office = "x".repeat(Offices.MAX_NAME_LENGTH + 1);
+    String office = "x".repeat(Setting.MAX_NAME_LENGTH + 1);
     assertThatThrownBy(() -> ElectionOptions.forOffice(office))
         .isInstanceOf(InvalidArgumentException.class)
         .hasMessageContaining("1 to 128 characters");
-    assertThat(ElectionOptions.forOffice("x".repeat(Offices.MAX_NAME_LENGTH)).office())
+    assertThat(ElectionOptions.forOffice("x".repeat(Setting.MAX_NAME_LENGTH)).office())
         .hasSize(128);
   }
 

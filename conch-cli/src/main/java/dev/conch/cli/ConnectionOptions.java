@@ -2,7 +2,7 @@ package dev.conch.cli;
 
 import dev.conch.Durations;
 import dev.conch.InvalidArgumentException;
-import dev.conch.Offices;
+import dev.conch.Setting;
 import dev.conch.etcd.EtcdClients;
 import dev.conch.etcd.SessionOptions;
 import io.etcd.jetcd.Client;
@@ -102,7 +102,7 @@ final class ConnectionOptions {
   void validate() {
     uris = EtcdClients.parseEndpoints(endpointsText());
     try {
-      Offices.requireValidTtl(ttl);
+      Setting.TTL.require(ttl);
     } catch (InvalidArgumentException e) {
       throw new UsageException("invalid --ttl '" + given("--ttl") + "': " + e.accepted());
     }

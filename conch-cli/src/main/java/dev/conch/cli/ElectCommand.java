@@ -2,7 +2,7 @@ package dev.conch.cli;
 
 import dev.conch.Election;
 import dev.conch.ElectionOptions;
-import dev.conch.Offices;
+import dev.conch.Setting;
 import dev.conch.cli.logging.StderrLogging;
 import dev.conch.etcd.EtcdSession;
 import dev.conch.process.ExternalCommandRunner;
@@ -148,7 +148,7 @@ final class ElectCommand implements Callable<Integer> {
 
   /** Checks what picocli cannot: values against each other and the chosen form. */
   private Mode validate() {
-    Offices.requireValidName(office);
+    Setting.OFFICE.require(office);
     connection.validate();
     int forms = (who ? 1 : 0) + (watch ? 1 : 0) + (assertHeld ? 1 : 0) + (command != null ? 1 : 0);
     if (forms == 0) {

@@ -1,7 +1,7 @@
 package dev.conch.cli;
 
 import dev.conch.Durations;
-import dev.conch.Offices;
+import dev.conch.Setting;
 import dev.conch.etcd.EtcdClients;
 import dev.conch.etcd.SessionOptions;
 import java.net.URI;
@@ -101,11 +101,11 @@ final class QuickArgs {
         || (minRev != null && !(assertHeld && REVISION.matcher(minRev).matches()))) {
       return null;
     }
-    Offices.requireValidName(office);
+    Setting.OFFICE.require(office);
     String endpoints = ConnectionOptions.endpointsText(given.get("--endpoints"));
     List<URI> uris = EtcdClients.parseEndpoints(endpoints);
     Duration ttl = Durations.parse("duration", given.getOrDefault("--ttl", "10s"));
-    Offices.requireValidTtl(ttl);
+    Setting.TTL.require(ttl);
     SessionOptions options =
         SessionOptions.defaults()
             .withPrefix(given.getOrDefault("--prefix", SessionOptions.DEFAULT_PREFIX))

@@ -63,9 +63,9 @@ public final class ExternalCommandRunner implements AutoCloseable {
    */
   public static final Duration STOP_SLACK = Duration.ofMillis(500);
 
-  private final Supervisor supervisor;
+  private final RunnerLifecycle supervisor;
 
-  private ExternalCommandRunner(Supervisor supervisor) {
+  private ExternalCommandRunner(RunnerLifecycle supervisor) {
     this.supervisor = supervisor;
   }
 
@@ -322,7 +322,7 @@ public final class ExternalCommandRunner implements AutoCloseable {
                 + " is the election's stop timeout, which does not fit: "
                 + e.accepted());
       }
-      return new ExternalCommandRunner(new Supervisor(settings, options, election));
+      return new ExternalCommandRunner(new RunnerLifecycle(settings, options, election));
     }
   }
 }

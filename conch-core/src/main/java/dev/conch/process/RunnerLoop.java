@@ -16,8 +16,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The decisions of one runner, made on one thread ({@code conch-runner-<office>}): when to
  * campaign, back off, resign, give up or finish. The work itself is started and stopped by {@link
- * Term} on the election's hook thread, in step with each transition; it reports here through the
- * queue of {@link Signal}s, as do the command's exit, the election's events and a stop.
+ * TermWork} on the election's hook thread, in step with each transition; it reports here through
+ * the queue of {@link Signal}s, as do the command's exit, the election's events and a stop.
  */
 final class RunnerLoop {
 
@@ -37,7 +37,7 @@ final class RunnerLoop {
 
   private final RunnerSettings settings;
   private final Election election;
-  private final Term term;
+  private final TermWork term;
   private final BlockingQueue<Signal> signals;
   private final Completion completion;
   private final Backoff backoff;
@@ -52,7 +52,7 @@ final class RunnerLoop {
   RunnerLoop(
       RunnerSettings settings,
       Election election,
-      Term term,
+      TermWork term,
       BlockingQueue<Signal> signals,
       Completion completion) {
     this.settings = settings;

@@ -7,7 +7,7 @@ import dev.conch.EtcdUnavailableException;
 import dev.conch.Holder;
 import dev.conch.Leadership;
 import dev.conch.NotLeaderException;
-import dev.conch.Offices;
+import dev.conch.Setting;
 import dev.conch.State;
 import dev.conch.spring.boot.autoconfigure.Elections;
 import dev.conch.spring.boot.autoconfigure.LeaderObservedEvent;
@@ -96,7 +96,7 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
   @ReadOperation
   public @Nullable HolderDescriptor leader(@Selector String office) {
     return this.leaders
-        .apply(Offices.requireValidName(office))
+        .apply(Setting.OFFICE.require(office))
         .map(HolderDescriptor::of)
         .orElse(null);
   }
@@ -115,7 +115,7 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
     if (!ASSERT.equals(check)) {
       throw new IllegalArgumentException("'" + check + "': only '" + ASSERT + "' is known");
     }
-    Offices.requireValidName(office);
+    Setting.OFFICE.require(office);
     Optional<Election> mine = this.elections.find(office);
     OptionalLong token = mine.map(Election::token).orElse(OptionalLong.empty());
     Optional<Holder> leader = this.leaders.apply(office);

@@ -15,16 +15,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The life of one runner: its thread, its stop, its result, and everything it must release. The
- * decisions are {@link RunnerLoop}'s, the work of each term {@link Term}'s.
+ * decisions are {@link RunnerLoop}'s, the work of each term {@link TermWork}'s.
  */
-final class Supervisor {
+final class RunnerLifecycle {
 
   private static final Logger log = LoggerFactory.getLogger(ExternalCommandRunner.class);
 
   private final RunnerSettings settings;
   private final ElectionOptions electionOptions;
   private final Election election;
-  private final Term term;
+  private final TermWork term;
   private final BlockingQueue<Signal> signals = new LinkedBlockingQueue<>();
   private final Completion completion = new Completion();
   private final RunnerLoop loop;
@@ -35,11 +35,11 @@ final class Supervisor {
   // Guarded by lifecycle.
   private Thread thread;
 
-  Supervisor(RunnerSettings settings, ElectionOptions electionOptions, Election election) {
+  RunnerLifecycle(RunnerSettings settings, ElectionOptions electionOptions, Election election) {
     this.settings = settings;
     this.electionOptions = electionOptions;
     this.election = election;
-    this.term = new Term(settings, electionOptions.safetyMargin(), signals);
+    this.term = new TermWork(settings, electionOptions.safetyMargin(), signals);
     this.loop = new RunnerLoop(settings, election, term, signals, completion);
     election.addHandler(term);
     this.listener = election.addListener(this::observe);

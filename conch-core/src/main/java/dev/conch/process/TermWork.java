@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * command's group stopped (SIGTERM, SIGKILL after kill-after) and then the on-lose hook, all before
  * the election releases the key and before the lease could expire.
  */
-final class Term implements LeadershipHandler {
+final class TermWork implements LeadershipHandler {
 
   private static final Logger log = LoggerFactory.getLogger(ExternalCommandRunner.class);
 
@@ -40,7 +40,7 @@ final class Term implements LeadershipHandler {
    * @param safetyMargin the election's: the command is killed no later than this long before the
    *     term's lease deadline, whatever kill-after says
    */
-  Term(RunnerSettings settings, Duration safetyMargin, Queue<Signal> signals) {
+  TermWork(RunnerSettings settings, Duration safetyMargin, Queue<Signal> signals) {
     this.settings = settings;
     this.safetyMargin = safetyMargin;
     this.signals = signals;
