@@ -2,9 +2,9 @@ package dev.conch.etcd;
 
 import static dev.conch.etcd.EtcdCalls.bytes;
 import static dev.conch.etcd.EtcdCalls.within;
-import static dev.conch.etcd.EtcdLock.FIRST;
-import static dev.conch.etcd.EtcdLock.createdAt;
-import static dev.conch.etcd.EtcdLock.leased;
+import static dev.conch.etcd.EtcdOffice.FIRST;
+import static dev.conch.etcd.EtcdOffice.createdAt;
+import static dev.conch.etcd.EtcdOffice.leased;
 
 import dev.conch.ConchException;
 import dev.conch.EtcdUnavailableException;
@@ -37,10 +37,10 @@ import org.slf4j.LoggerFactory;
  */
 final class EtcdCampaign {
 
-  private static final Logger log = LoggerFactory.getLogger(EtcdLock.class);
+  private static final Logger log = LoggerFactory.getLogger(EtcdOffice.class);
 
   private final CompletableFuture<Grant> result = new CompletableFuture<>();
-  private final EtcdLock lock;
+  private final EtcdOffice lock;
   private final EtcdSession session;
   private final String office;
   private final Holder self;
@@ -61,7 +61,7 @@ final class EtcdCampaign {
   private boolean withdrawn;
 
   EtcdCampaign(
-      EtcdLock lock,
+      EtcdOffice lock,
       EtcdSession session,
       Holder self,
       Consumer<Optional<Holder>> ahead,

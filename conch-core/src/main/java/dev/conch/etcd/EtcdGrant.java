@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  */
 final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
 
-  private static final Logger log = LoggerFactory.getLogger(EtcdLock.class);
+  private static final Logger log = LoggerFactory.getLogger(EtcdOffice.class);
 
   private final EtcdSession session;
   private final String office;

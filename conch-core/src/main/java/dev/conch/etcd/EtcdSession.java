@@ -89,7 +89,7 @@ public final class EtcdSession implements AutoCloseable {
     String office = electionOptions.office();
     keeper.require(electionOptions.stopTimeout(), electionOptions.safetyMargin());
     Election election =
-        new FencedElection(new EtcdLock(this, office), electionOptions, ticker, options.clock());
+        new FencedElection(new EtcdOffice(this, office), electionOptions, ticker, options.clock());
     Election before =
         elections.compute(
             office,
@@ -116,7 +116,7 @@ public final class EtcdSession implements AutoCloseable {
    * @throws EtcdUnavailableException when etcd does not answer in time
    */
   public Optional<Holder> leader(String office) {
-    return new EtcdLock(this, office).leader();
+    return new EtcdOffice(this, office).leader();
   }
 
   /** The current lease id, or 0 when there is none. */

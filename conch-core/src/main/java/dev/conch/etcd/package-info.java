@@ -7,7 +7,7 @@
  * call; {@link dev.conch.etcd.EtcdSession} is one process's lease, shared by all its offices, and
  * makes their elections; {@link dev.conch.etcd.LeaderWatcher} follows who leads an office. Inside:
  * {@code LeaseKeeper} renews the lease on a budget ({@code RenewalBudget}) and confirms every held
- * key in the same round; {@code EtcdLock} and {@code EtcdCampaign} campaign without a thread per
+ * key in the same round; {@code EtcdOffice} and {@code EtcdCampaign} campaign without a thread per
  * office; {@code EtcdGrant} is a held term; {@code PendingAction}s (resigns, withdrawals, revokes)
  * are retried until etcd answers.
  */

@@ -38,7 +38,7 @@ class EtcdElectionContractTest extends ElectionContractTest {
 
   @Override
   protected FencedLock lock(String office) {
-    return new EtcdLock(etcds.session(client(), options()), office);
+    return new EtcdOffice(etcds.session(client(), options()), office);
   }
 
   @AfterEach

@@ -229,7 +229,7 @@ class EtcdElectionTest {
     // campaign on the same lease must not win with the old token (the pending deletion would end
     // that term as soon as etcd answers).
     EtcdSession session = etcds.session(etcds.client(etcd.cluster()), SessionOptions.defaults());
-    EtcdLock lock = new EtcdLock(session, office());
+    EtcdOffice lock = new EtcdOffice(session, office());
     FencedLock.Grant first =
         lock.campaign(Holder.self(lock.office(), "a", null), l -> {}, () -> {})
             .get(10, TimeUnit.SECONDS);

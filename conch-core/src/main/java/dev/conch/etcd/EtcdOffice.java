@@ -29,9 +29,9 @@ import org.slf4j.LoggerFactory;
  * Watch rather than etcd's election service, so that every wait has a deadline, a lost lease ends
  * the campaign, and the win is confirmed before it is believed.
  */
-final class EtcdLock implements FencedLock {
+final class EtcdOffice implements FencedLock {
 
-  private static final Logger log = LoggerFactory.getLogger(EtcdLock.class);
+  private static final Logger log = LoggerFactory.getLogger(EtcdOffice.class);
 
   private final EtcdSession session;
   private final String office;
@@ -47,7 +47,7 @@ final class EtcdLock implements FencedLock {
           .withLimit(1)
           .build();
 
-  EtcdLock(EtcdSession session, String office) {
+  EtcdOffice(EtcdSession session, String office) {
     this.session = session;
     this.office = office;
     this.election = session.options().electionName(office);
