@@ -74,7 +74,11 @@ class SoakReportTest {
     List<FaultRecord> faults =
         List.of(
             new FaultRecord(
-                Fault.KILL_SUPERVISOR, "supervisor 0", 0, at(20) + 41_000_000, at(20) + 41_000_000));
+                Fault.KILL_SUPERVISOR,
+                "supervisor 0",
+                0,
+                at(20) + 41_000_000,
+                at(20) + 41_000_000));
 
     SoakReport report =
         new SoakReport(dir, faults, 0, at(0), at(3_600), Duration.ofSeconds(3), false);
