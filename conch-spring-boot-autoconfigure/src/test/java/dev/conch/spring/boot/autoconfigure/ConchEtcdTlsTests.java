@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.conch.Election;
+import dev.conch.test.TlsEtcd;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
@@ -22,8 +23,6 @@ class ConchEtcdTlsTests {
 
   @TempDir static Path dir;
 
-  private static TestCertificates certificates;
-
   private static TlsEtcd etcd;
 
   private final ApplicationContextRunner contextRunner =
@@ -33,9 +32,8 @@ class ConchEtcdTlsTests {
           .withPropertyValues("conch.etcd.timeout=2s", "conch.office=tls");
 
   @BeforeAll
-  static void startEtcdWithTls() throws Exception {
-    certificates = TestCertificates.create(dir);
-    etcd = TlsEtcd.start(dir, certificates);
+  static void startEtcdWithTls() {
+    etcd = TlsEtcd.start(dir);
   }
 
   @AfterAll
@@ -51,10 +49,9 @@ class ConchEtcdTlsTests {
         .withPropertyValues(
             "conch.etcd.endpoints=" + etcd.endpoint(),
             "conch.etcd.ssl.bundle=etcd",
-            "spring.ssl.bundle.pem.etcd.truststore.certificate=file:" + certificates.ca(),
-            "spring.ssl.bundle.pem.etcd.keystore.certificate=file:"
-                + certificates.clientCertificate(),
-            "spring.ssl.bundle.pem.etcd.keystore.private-key=file:" + certificates.clientKey())
+            "spring.ssl.bundle.pem.etcd.truststore.certificate=file:" + etcd.ca(),
+            "spring.ssl.bundle.pem.etcd.keystore.certificate=file:" + etcd.clientCertificate(),
+            "spring.ssl.bundle.pem.etcd.keystore.private-key=file:" + etcd.clientKey())
         .run(
             context -> {
               Election election = context.getBean(Election.class);
@@ -70,7 +67,7 @@ class ConchEtcdTlsTests {
         .withPropertyValues(
             "conch.etcd.endpoints=" + etcd.endpoint(),
             "conch.etcd.ssl.bundle=etcd",
-            "spring.ssl.bundle.pem.etcd.truststore.certificate=file:" + certificates.ca())
+            "spring.ssl.bundle.pem.etcd.truststore.certificate=file:" + etcd.ca())
         .run(
             context -> {
               assertThat(context).hasNotFailed();
