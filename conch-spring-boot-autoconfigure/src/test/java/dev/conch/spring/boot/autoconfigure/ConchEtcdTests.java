@@ -1,5 +1,6 @@
 package dev.conch.spring.boot.autoconfigure;
 
+import static dev.conch.spring.boot.autoconfigure.ConchTestSupport.freshOffice;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -15,7 +16,6 @@ import io.etcd.jetcd.Client;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.ObjectProvider;
@@ -33,8 +33,6 @@ class ConchEtcdTests {
 
   private static final Duration WAIT = Duration.ofSeconds(20);
 
-  private static final AtomicInteger offices = new AtomicInteger();
-
   private final ApplicationContextRunner contextRunner =
       new ApplicationContextRunner()
           .withConfiguration(AutoConfigurations.of(ConchAutoConfiguration.class))
@@ -51,13 +49,9 @@ class ConchEtcdTests {
         "conch.etcd.endpoints=" + endpoints, "conch.office=" + office, "conch.candidate.id=" + id);
   }
 
-  private static String freshOffice() {
-    return "boot-" + offices.incrementAndGet() + "-" + System.nanoTime() % 100_000;
-  }
-
   @Test
   void twoInstancesCompeteForAnOfficeAndExactlyOneLeads() {
-    String office = freshOffice();
+    String office = freshOffice("boot");
     instance(office, "a")
         .run(
             a -> {
@@ -83,7 +77,7 @@ class ConchEtcdTests {
 
   @Test
   void hooksAndEventsFollowEachOtherWithTheLeadersToken() {
-    String office = freshOffice();
+    String office = freshOffice("boot");
     instance(office, "a")
         .run(
             a -> {
@@ -118,7 +112,7 @@ class ConchEtcdTests {
 
   @Test
   void closingTheLeadersContextHandsTheOfficeOverAtOnce() {
-    String office = freshOffice();
+    String office = freshOffice("boot");
     instance(office, "a")
         .run(
             a -> {
@@ -140,7 +134,7 @@ class ConchEtcdTests {
 
   @Test
   void etcdOutOfReachAtStartupIsNotFatalAndTheInstanceLeadsOnceItAnswers() {
-    String office = freshOffice();
+    String office = freshOffice("boot");
     try (TcpProxy proxy = TcpProxy.start("127.0.0.1", etcd.cluster().member(0).clientPort())) {
       proxy.blackhole();
       instance(office, "a", proxy.endpoint())

@@ -16,7 +16,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -40,8 +39,6 @@ class ContextRestartEtcdTests {
 
   private static final Duration WAIT = Duration.ofSeconds(30);
 
-  private static final AtomicInteger offices = new AtomicInteger();
-
   @TempDir Path dir;
 
   @Test
@@ -55,7 +52,7 @@ class ContextRestartEtcdTests {
   }
 
   private void run(ContextConsumer<AssertableApplicationContext> test) {
-    String suffix = offices.incrementAndGet() + "-" + System.nanoTime() % 100_000;
+    String suffix = ConchTestSupport.freshOffice("restart");
     Path started = this.dir.resolve("started");
     new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(ConchAutoConfiguration.class))

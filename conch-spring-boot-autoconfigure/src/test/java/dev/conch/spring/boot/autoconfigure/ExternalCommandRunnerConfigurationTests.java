@@ -178,26 +178,16 @@ class ExternalCommandRunnerConfigurationTests {
         .run(
             context -> {
               FailureAnalysis analysis =
-                  new InvalidConchConfigurationFailureAnalyzer()
-                      .analyze(context.getStartupFailure());
+                  ConchTestSupport.analyze(context, new InvalidConchConfigurationFailureAnalyzer());
               assertThat(analysis.getDescription())
                   .isEqualTo("No value for 'conch.runner.office'.");
             });
   }
 
   private FailureAnalysis analyze(String... properties) {
-    FailureAnalysis[] analysis = new FailureAnalysis[1];
-    this.contextRunner
-        .withPropertyValues(properties)
-        .run(
-            context -> {
-              assertThat(context).hasFailed();
-              analysis[0] =
-                  new InvalidConchConfigurationFailureAnalyzer()
-                      .analyze(context.getStartupFailure());
-            });
-    assertThat(analysis[0]).as("analysis").isNotNull();
-    return analysis[0];
+    return ConchTestSupport.analyze(
+        this.contextRunner.withPropertyValues(properties),
+        new InvalidConchConfigurationFailureAnalyzer());
   }
 
   /** Hooks of the runner's office that look at its command when they run. */

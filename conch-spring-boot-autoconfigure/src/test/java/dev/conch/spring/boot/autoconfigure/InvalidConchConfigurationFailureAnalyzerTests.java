@@ -93,8 +93,7 @@ class InvalidConchConfigurationFailureAnalyzerTests {
         .run(
             context -> {
               FailureAnalysis analysis =
-                  new InvalidConchConfigurationFailureAnalyzer()
-                      .analyze(context.getStartupFailure());
+                  ConchTestSupport.analyze(context, new InvalidConchConfigurationFailureAnalyzer());
               assertThat(analysis.getDescription())
                   .isEqualTo(
                       "Invalid value 'https://127.0.0.1:1,http://127.0.0.1:2'"
@@ -154,8 +153,7 @@ class InvalidConchConfigurationFailureAnalyzerTests {
         .run(
             context -> {
               FailureAnalysis analysis =
-                  new InvalidConchConfigurationFailureAnalyzer()
-                      .analyze(context.getStartupFailure());
+                  ConchTestSupport.analyze(context, new InvalidConchConfigurationFailureAnalyzer());
               assertThat(analysis.getDescription()).isEqualTo("No value for 'conch.office'.");
               assertThat(analysis.getAction())
                   .contains("set conch.office or spring.application.name");
@@ -171,26 +169,16 @@ class InvalidConchConfigurationFailureAnalyzerTests {
         .run(
             context -> {
               FailureAnalysis analysis =
-                  new InvalidConchConfigurationFailureAnalyzer()
-                      .analyze(context.getStartupFailure());
+                  ConchTestSupport.analyze(context, new InvalidConchConfigurationFailureAnalyzer());
               assertThat(analysis.getDescription()).isEqualTo("No value for 'conch.office'.");
               assertThat(analysis.getAction()).contains("DefaultOfficeHook.start()");
             });
   }
 
   private FailureAnalysis analyze(String... properties) {
-    FailureAnalysis[] analysis = new FailureAnalysis[1];
-    this.contextRunner
-        .withPropertyValues(properties)
-        .run(
-            context -> {
-              assertThat(context).hasFailed();
-              analysis[0] =
-                  new InvalidConchConfigurationFailureAnalyzer()
-                      .analyze(context.getStartupFailure());
-            });
-    assertThat(analysis[0]).as("analysis").isNotNull();
-    return analysis[0];
+    return ConchTestSupport.analyze(
+        this.contextRunner.withPropertyValues(properties),
+        new InvalidConchConfigurationFailureAnalyzer());
   }
 
   static class DefaultOfficeHook {

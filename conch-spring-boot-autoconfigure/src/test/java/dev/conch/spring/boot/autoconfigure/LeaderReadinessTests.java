@@ -143,8 +143,8 @@ class LeaderReadinessTests {
             context -> {
               assertThat(context).getFailure().isInstanceOf(InvalidArgumentException.class);
               assertThat(
-                      new InvalidConchConfigurationFailureAnalyzer()
-                          .analyze(context.getStartupFailure())
+                      ConchTestSupport.analyze(
+                              context, new InvalidConchConfigurationFailureAnalyzer())
                           .getDescription())
                   .isEqualTo("Invalid value 'true' for 'conch.health.readiness-leader'.");
             });
@@ -163,8 +163,8 @@ class LeaderReadinessTests {
             context -> {
               assertThat(context).hasFailed();
               assertThat(
-                      new InvalidConchConfigurationFailureAnalyzer()
-                          .analyze(context.getStartupFailure())
+                      ConchTestSupport.analyze(
+                              context, new InvalidConchConfigurationFailureAnalyzer())
                           .getAction())
                   .contains("office 'billing' has no election")
                   .contains("[batch]");

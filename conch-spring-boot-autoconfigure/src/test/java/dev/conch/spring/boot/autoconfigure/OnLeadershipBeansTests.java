@@ -130,18 +130,9 @@ class OnLeadershipBeansTests {
   }
 
   private FailureAnalysis analyze(Class<?> configuration) {
-    AtomicReference<FailureAnalysis> analysis = new AtomicReference<>();
-    this.contextRunner
-        .withUserConfiguration(configuration)
-        .run(
-            context -> {
-              assertThat(context).hasFailed();
-              analysis.set(
-                  new InvalidOnLeadershipMethodFailureAnalyzer()
-                      .analyze(context.getStartupFailure()));
-            });
-    assertThat(analysis.get()).as("analysis").isNotNull();
-    return analysis.get();
+    return ConchTestSupport.analyze(
+        this.contextRunner.withUserConfiguration(configuration),
+        new InvalidOnLeadershipMethodFailureAnalyzer());
   }
 
   static class Hooks {

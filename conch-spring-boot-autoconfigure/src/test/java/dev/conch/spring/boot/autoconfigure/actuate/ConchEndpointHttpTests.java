@@ -1,5 +1,7 @@
 package dev.conch.spring.boot.autoconfigure.actuate;
 
+import static dev.conch.spring.boot.autoconfigure.ConchTestSupport.app;
+import static dev.conch.spring.boot.autoconfigure.ConchTestSupport.freshOffice;
 import static dev.conch.spring.boot.autoconfigure.app.RunningApp.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -16,7 +18,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
@@ -31,16 +32,14 @@ class ConchEndpointHttpTests {
 
   private static final Duration WAIT = Duration.ofSeconds(30);
 
-  private static final AtomicInteger offices = new AtomicInteger();
-
   private static final String UNRESTRICTED = "management.endpoint.conch.access=unrestricted";
 
   @Test
   void assertAnswers200OnTheLeaderAnd409OnTheOtherAndFlipsWhenTheLeaderShutsDown() {
-    String office = freshOffice();
+    String office = freshOffice("http");
     String assertion = "/actuator/conch/" + office + "/assert";
-    RunningApp a = app(office, "a");
-    try (RunningApp b = app(office, "b")) {
+    RunningApp a = app(etcd, office, "a");
+    try (RunningApp b = app(etcd, office, "b")) {
       await().atMost(WAIT).until(() -> a.get(assertion).status() == 200);
       await().atMost(WAIT).until(() -> state(b, office).equals("FOLLOWING"));
       Leadership term = a.election().leadership().orElseThrow();
@@ -67,9 +66,9 @@ class ConchEndpointHttpTests {
 
   @Test
   void overviewShowsThisInstanceAndEachOfficeWithItsStateLeaderAndToken() {
-    String office = freshOffice();
-    try (RunningApp a = app(office, "a");
-        RunningApp b = app(office, "b")) {
+    String office = freshOffice("http");
+    try (RunningApp a = app(etcd, office, "a");
+        RunningApp b = app(etcd, office, "b")) {
       await().atMost(WAIT).until(() -> state(a, office).equals("LEADING"));
       await().atMost(WAIT).until(() -> leaderId(b).equals("a"));
       long token = a.election().token().orElseThrow();
@@ -95,9 +94,9 @@ class ConchEndpointHttpTests {
 
   @Test
   void leaderOfAnyOfficeIsReadFromEtcdAndAVacantOfficeIs404() {
-    String office = freshOffice();
-    try (RunningApp a = app(office, "a");
-        RunningApp observer = app(freshOffice(), "observer")) {
+    String office = freshOffice("http");
+    try (RunningApp a = app(etcd, office, "a");
+        RunningApp observer = app(etcd, freshOffice("http"), "observer")) {
       await().atMost(WAIT).until(() -> a.election().isLeader());
       Leadership term = a.election().leadership().orElseThrow();
 
@@ -121,12 +120,12 @@ class ConchEndpointHttpTests {
 
   @Test
   void keyOfAnotherToolIsShownWithItsRawValue() throws Exception {
-    String office = freshOffice();
+    String office = freshOffice("http");
     try (Client client =
             Client.builder()
                 .endpoints(etcd.cluster().endpointList().toArray(String[]::new))
                 .build();
-        RunningApp observer = app(freshOffice(), "observer")) {
+        RunningApp observer = app(etcd, freshOffice("http"), "observer")) {
       ByteSequence key = bytes("/conch/v1/elect/" + office + "/694d");
       long rev =
           client
@@ -150,8 +149,8 @@ class ConchEndpointHttpTests {
 
   @Test
   void writeOperationIsRefusedAtTheDefaultReadOnlyAccess() {
-    String office = freshOffice();
-    try (RunningApp a = app(office, "a")) {
+    String office = freshOffice("http");
+    try (RunningApp a = app(etcd, office, "a")) {
       await().atMost(WAIT).until(() -> a.election().isLeader());
 
       Response post = a.post("/actuator/conch/" + office, "{\"action\":\"transfer\"}");
@@ -164,9 +163,14 @@ class ConchEndpointHttpTests {
 
   @Test
   void writeOperationStaysRefusedAboveTheMaximumAccessPermitted() {
-    String office = freshOffice();
+    String office = freshOffice("http");
     try (RunningApp a =
-        app(office, "a", UNRESTRICTED, "management.endpoints.access.max-permitted=read-only")) {
+        app(
+            etcd,
+            office,
+            "a",
+            UNRESTRICTED,
+            "management.endpoints.access.max-permitted=read-only")) {
       await().atMost(WAIT).until(() -> a.election().isLeader());
 
       Response post = a.post("/actuator/conch/" + office, "{\"action\":\"resign\"}");
@@ -178,9 +182,9 @@ class ConchEndpointHttpTests {
 
   @Test
   void endpointJsonIsWrittenByTheActuatorsMapperNotTheApplicationsOwn() {
-    String office = freshOffice();
+    String office = freshOffice("http");
     try (RunningApp a =
-        app(office, "a", "spring.jackson.property-naming-strategy=UPPER_CAMEL_CASE")) {
+        app(etcd, office, "a", "spring.jackson.property-naming-strategy=UPPER_CAMEL_CASE")) {
       await()
           .atMost(WAIT)
           .until(() -> a.get("/actuator/conch/" + office + "/assert").status() == 200);
@@ -202,11 +206,11 @@ class ConchEndpointHttpTests {
 
   @Test
   void transferThroughTheWriteOperationHandsOverAndTheAssertAndTheGaugeFollow() {
-    String office = freshOffice();
+    String office = freshOffice("http");
     String assertion = "/actuator/conch/" + office + "/assert";
     String write = UNRESTRICTED;
-    try (RunningApp a = app(office, "a", write);
-        RunningApp b = app(office, "b", write)) {
+    try (RunningApp a = app(etcd, office, "a", write);
+        RunningApp b = app(etcd, office, "b", write)) {
       await().atMost(WAIT).until(() -> a.get(assertion).status() == 200);
       await().atMost(WAIT).until(() -> state(b, office).equals("FOLLOWING"));
       assertThat(gauge(a, "conch.leader", office)).isEqualTo(1.0);
@@ -238,19 +242,6 @@ class ConchEndpointHttpTests {
       await().atMost(WAIT).until(() -> a.get(assertion).status() == 200);
       assertThat(state(b, office)).isEqualTo("RESIGNED");
     }
-  }
-
-  private static RunningApp app(String office, String id, String... properties) {
-    List<String> all = new ArrayList<>();
-    all.add("conch.etcd.endpoints=" + etcd.cluster().endpoints());
-    all.add("conch.office=" + office);
-    all.add("conch.candidate.id=" + id);
-    all.addAll(List.of(properties));
-    return RunningApp.start(all.toArray(String[]::new));
-  }
-
-  private static String freshOffice() {
-    return "http-" + offices.incrementAndGet() + "-" + System.nanoTime() % 100_000;
   }
 
   /** The state of {@code office} in the application's overview. */

@@ -1,5 +1,7 @@
 package dev.conch.spring.boot.autoconfigure.health;
 
+import static dev.conch.spring.boot.autoconfigure.ConchTestSupport.app;
+import static dev.conch.spring.boot.autoconfigure.ConchTestSupport.freshOffice;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -8,9 +10,6 @@ import dev.conch.spring.boot.autoconfigure.app.RunningApp.Response;
 import dev.conch.test.EtcdExtension;
 import dev.conch.test.EtcdMember;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
@@ -25,13 +24,11 @@ class ConchHealthHttpTests {
 
   private static final Duration WAIT = Duration.ofSeconds(30);
 
-  private static final AtomicInteger offices = new AtomicInteger();
-
   @Test
   void healthIsUpOnTheLeaderAndOnTheFollowerWithDetailsPerOffice() {
-    String office = freshOffice();
-    try (RunningApp a = app(office, "a");
-        RunningApp b = app(office, "b")) {
+    String office = freshOffice("health");
+    try (RunningApp a = app(etcd, office, "a");
+        RunningApp b = app(etcd, office, "b")) {
       await().atMost(WAIT).until(() -> a.election().isLeader());
       await()
           .atMost(WAIT)
@@ -56,12 +53,12 @@ class ConchHealthHttpTests {
 
   @Test
   void readinessFollowsLeadershipWhenAsked() {
-    String office = freshOffice();
+    String office = freshOffice("health");
     String[] readiness = {
       "conch.health.readiness-leader=true", "management.endpoint.health.probes.enabled=true"
     };
-    RunningApp a = app(office, "a", readiness);
-    try (RunningApp b = app(office, "b", readiness)) {
+    RunningApp a = app(etcd, office, "a", readiness);
+    try (RunningApp b = app(etcd, office, "b", readiness)) {
       await().atMost(WAIT).until(() -> a.election().isLeader());
       await().atMost(WAIT).until(() -> a.get("/actuator/health/readiness").status() == 200);
 
@@ -79,10 +76,10 @@ class ConchHealthHttpTests {
 
   @Test
   void withEtcdStoppedHealthIsDownAndTheEndpointFailsClosedAndBothRecoverWhenItReturns() {
-    String office = freshOffice();
+    String office = freshOffice("health");
     String assertion = "/actuator/conch/" + office + "/assert";
     EtcdMember member = etcd.cluster().member(0);
-    try (RunningApp a = app(office, "a", "conch.etcd.timeout=1s")) {
+    try (RunningApp a = app(etcd, office, "a", "conch.etcd.timeout=1s")) {
       await().atMost(WAIT).until(() -> a.get(assertion).status() == 200);
       assertThat(a.get("/actuator/health/conch").status()).isEqualTo(200);
       try {
@@ -108,19 +105,6 @@ class ConchHealthHttpTests {
       await().atMost(WAIT).until(() -> a.get("/actuator/health/conch").status() == 200);
       await().atMost(WAIT).until(() -> a.get(assertion).status() == 200);
     }
-  }
-
-  private static RunningApp app(String office, String id, String... properties) {
-    List<String> all = new ArrayList<>();
-    all.add("conch.etcd.endpoints=" + etcd.cluster().endpoints());
-    all.add("conch.office=" + office);
-    all.add("conch.candidate.id=" + id);
-    all.addAll(List.of(properties));
-    return RunningApp.start(all.toArray(String[]::new));
-  }
-
-  private static String freshOffice() {
-    return "health-" + offices.incrementAndGet() + "-" + System.nanoTime() % 100_000;
   }
 
   private static JsonNode officeDetails(RunningApp app, String office) {

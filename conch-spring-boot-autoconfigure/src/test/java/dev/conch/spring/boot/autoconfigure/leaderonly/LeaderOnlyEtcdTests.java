@@ -1,5 +1,6 @@
 package dev.conch.spring.boot.autoconfigure.leaderonly;
 
+import static dev.conch.spring.boot.autoconfigure.ConchTestSupport.freshOffice;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -11,7 +12,6 @@ import dev.conch.test.EtcdExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -35,8 +35,6 @@ class LeaderOnlyEtcdTests {
 
   private static final Duration WAIT = Duration.ofSeconds(20);
 
-  private static final AtomicInteger offices = new AtomicInteger();
-
   /** Every run of every instance's jobs, as "id office token". */
   private static final List<String> runs = new CopyOnWriteArrayList<>();
 
@@ -58,7 +56,7 @@ class LeaderOnlyEtcdTests {
 
   @Test
   void scheduledJobRunsOnTheLeaderOnlyAndMovesWithTheOffice() {
-    String office = "jobs-" + offices.incrementAndGet() + "-" + System.nanoTime() % 100_000;
+    String office = freshOffice("jobs");
     instance(office, "a")
         .run(
             a -> {
@@ -87,7 +85,7 @@ class LeaderOnlyEtcdTests {
 
   @Test
   void jobWithAnOfficeOfItsOwnIsElectedOnTheSharedSession() {
-    String office = "jobs-" + offices.incrementAndGet() + "-" + System.nanoTime() % 100_000;
+    String office = freshOffice("jobs");
     instance(office, "a")
         .run(
             a -> {

@@ -10,6 +10,7 @@ import dev.conch.Leadership;
 import dev.conch.NotLeaderException;
 import dev.conch.local.LocalOffices;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
+import dev.conch.spring.boot.autoconfigure.ConchTestSupport;
 import dev.conch.spring.boot.autoconfigure.Elections;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -209,7 +210,7 @@ class LeaderOnlyTests {
             context -> {
               assertThat(context).hasFailed();
               FailureAnalysis analysis =
-                  new InvalidLeaderOnlyMethodFailureAnalyzer().analyze(context.getStartupFailure());
+                  ConchTestSupport.analyze(context, new InvalidLeaderOnlyMethodFailureAnalyzer());
               assertThat(analysis.getDescription())
                   .contains("@LeaderOnly method AsyncJob.run()", "is also @Async");
               assertThat(analysis.getAction()).contains("Remove @Async");

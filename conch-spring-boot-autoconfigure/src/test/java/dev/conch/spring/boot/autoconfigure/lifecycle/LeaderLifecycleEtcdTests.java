@@ -1,5 +1,6 @@
 package dev.conch.spring.boot.autoconfigure.lifecycle;
 
+import static dev.conch.spring.boot.autoconfigure.ConchTestSupport.freshOffice;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -46,7 +47,7 @@ class LeaderLifecycleEtcdTests {
 
   @Test
   void boundBeanRunsOnTheLeaderOnlyAndMovesWithTheOffice() {
-    String app = "lifecycle-" + System.nanoTime() % 100_000;
+    String app = freshOffice("lifecycle");
     instance(app, "a")
         .run(
             a -> {
