@@ -19,7 +19,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** What a user of conch-core scripts with the extension, seen by hooks and listeners. */
 @Timeout(30)
-class LocalOfficesExtensionTests {
+class LocalOfficesExtensionTest {
 
   @RegisterExtension final LocalOfficesExtension offices = new LocalOfficesExtension();
 

@@ -37,7 +37,7 @@ import org.springframework.javapoet.ClassName;
  * hints a native image needs are registered.
  */
 @Timeout(120)
-class ConchAotTests {
+class ConchAotTest {
 
   @Test
   @CompileWithForkedClassLoader

@@ -33,7 +33,7 @@ import org.springframework.context.annotation.Configuration;
  * at a port where nothing listens: none of this needs it.
  */
 @ExtendWith(OutputCaptureExtension.class)
-class ConchAutoConfigurationTests {
+class ConchAutoConfigurationTest {
 
   private static final String NOWHERE = "http://127.0.0.1:1";
 

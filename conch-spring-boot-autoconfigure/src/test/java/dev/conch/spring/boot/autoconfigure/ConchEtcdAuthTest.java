@@ -15,7 +15,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** {@code conch.etcd.username} and {@code password} against an etcd with authentication on. */
-class ConchEtcdAuthTests {
+class ConchEtcdAuthTest {
 
   @RegisterExtension static final EtcdExtension etcd = EtcdExtension.members(1);
 

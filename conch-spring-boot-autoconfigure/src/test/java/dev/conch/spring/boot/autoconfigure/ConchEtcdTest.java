@@ -27,7 +27,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * events follow each other with the right token, and shutdown hands over at once. The TTL is 30 s,
  * so that a hand-over by lease expiry would be unmistakable.
  */
-class ConchEtcdTests {
+class ConchEtcdTest {
 
   @RegisterExtension static final EtcdExtension etcd = EtcdExtension.members(1);
 

@@ -19,7 +19,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * {@code conch.etcd.ssl.bundle} against an etcd that serves TLS only and requires client
  * certificates, with certificates the test makes.
  */
-class ConchEtcdTlsTests {
+class ConchEtcdTlsTest {
 
   @TempDir static Path dir;
 

@@ -22,10 +22,10 @@ import org.springframework.context.SmartLifecycle;
 /**
  * Shutdown of the offices, on in-memory offices: every office is resigned at once, and shutdown
  * waits for them no longer than {@code spring.lifecycle.timeout-per-shutdown-phase}. That lose
- * hooks run before the etcd client closes is tested against etcd in {@link ConchEtcdTests}.
+ * hooks run before the etcd client closes is tested against etcd in {@link ConchEtcdTest}.
  */
 @Timeout(60)
-class ConchLifecycleTests {
+class ConchLifecycleTest {
 
   private static final Duration WAIT = Duration.ofSeconds(10);
 

@@ -11,7 +11,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.mock.env.MockEnvironment;
 
 /** The defaults of {@link ConchProperties} are the core's own. */
-class ConchPropertiesTests {
+class ConchPropertiesTest {
 
   private final ConchProperties properties = new ConchProperties();
 

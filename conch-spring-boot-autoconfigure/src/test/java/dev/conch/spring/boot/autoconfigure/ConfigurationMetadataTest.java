@@ -13,7 +13,7 @@ import tools.jackson.databind.json.JsonMapper;
  * The configuration metadata an IDE reads (generated, merged with the additional metadata) says
  * what the properties do: the per-office keys, and the real defaults.
  */
-class ConfigurationMetadataTests {
+class ConfigurationMetadataTest {
 
   private final JsonNode metadata = read("META-INF/spring-configuration-metadata.json");
 
@@ -59,7 +59,7 @@ class ConfigurationMetadataTests {
 
   private static JsonNode read(String resource) {
     try (InputStream in =
-        ConfigurationMetadataTests.class.getClassLoader().getResourceAsStream(resource)) {
+        ConfigurationMetadataTest.class.getClassLoader().getResourceAsStream(resource)) {
       assertThat(in).as(resource).isNotNull();
       return JsonMapper.builder().build().readTree(in);
     } catch (IOException ex) {

@@ -33,7 +33,7 @@ import org.springframework.context.SmartLifecycle;
  * the runner's command runs again.
  */
 @Timeout(120)
-class ContextRestartEtcdTests {
+class ContextRestartEtcdTest {
 
   @RegisterExtension static final EtcdExtension etcd = EtcdExtension.members(1);
 

@@ -26,9 +26,9 @@ import org.springframework.core.env.Environment;
 /**
  * The {@link ExternalCommandRunner} bean of {@code conch.runner.*}, with real child processes on
  * in-memory offices (this instance always leads); against real etcd see {@link
- * ExternalCommandRunnerEtcdTests}.
+ * ExternalCommandRunnerEtcdTest}.
  */
-class ExternalCommandRunnerConfigurationTests {
+class ExternalCommandRunnerConfigurationTest {
 
   private static final Duration WAIT = Duration.ofSeconds(20);
 
@@ -115,7 +115,7 @@ class ExternalCommandRunnerConfigurationTests {
     this.contextRunner
         .withPropertyValues("conch.runner.command=sleep,600", "conch.runner.restart=true")
         .withBean(Recorder.class)
-        .withUserConfiguration(OnLeadershipTests.FailingOnce.class)
+        .withUserConfiguration(OnLeadershipTest.FailingOnce.class)
         .run(
             context -> {
               recorder.set(context.getBean(Recorder.class));

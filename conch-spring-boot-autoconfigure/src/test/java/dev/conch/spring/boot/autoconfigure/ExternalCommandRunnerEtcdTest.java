@@ -23,7 +23,7 @@ import tools.jackson.databind.JsonNode;
  * command (a shell writing files) runs only on the leader, stops when that application shuts down,
  * and then runs on the other one with a newer token.
  */
-class ExternalCommandRunnerEtcdTests {
+class ExternalCommandRunnerEtcdTest {
 
   @RegisterExtension static final EtcdExtension etcd = EtcdExtension.members(1);
 

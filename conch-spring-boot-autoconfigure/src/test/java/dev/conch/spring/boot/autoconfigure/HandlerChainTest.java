@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Timeout;
  * the chain's {@code lost} once after a failed {@code acquired} too.
  */
 @Timeout(10)
-class HandlerChainTests {
+class HandlerChainTest {
 
   private final List<String> calls = new CopyOnWriteArrayList<>();
 
@@ -83,7 +83,7 @@ class HandlerChainTests {
     return new LeadershipHandler() {
       @Override
       public void acquired(Leadership leadership) {
-        HandlerChainTests.this.calls.add("acquired " + name);
+        HandlerChainTest.this.calls.add("acquired " + name);
         if (failing) {
           throw new IllegalStateException(name + " refuses");
         }
@@ -91,7 +91,7 @@ class HandlerChainTests {
 
       @Override
       public void lost(Leadership leadership, LossReason reason) {
-        HandlerChainTests.this.calls.add("lost " + name + " " + reason);
+        HandlerChainTest.this.calls.add("lost " + name + " " + reason);
       }
     };
   }

@@ -15,7 +15,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * Invalid configuration fails startup, and {@link InvalidConchConfigurationFailureAnalyzer} names
  * the property, the bad value and what is accepted.
  */
-class InvalidConchConfigurationFailureAnalyzerTests {
+class InvalidConchConfigurationFailureAnalyzerTest {
 
   private final ApplicationContextRunner contextRunner =
       new ApplicationContextRunner()

@@ -24,7 +24,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * published as Boot's availability change events into Boot's own availability bean.
  */
 @Timeout(60)
-class LeaderReadinessTests {
+class LeaderReadinessTest {
 
   private static final Duration WAIT = Duration.ofSeconds(10);
 

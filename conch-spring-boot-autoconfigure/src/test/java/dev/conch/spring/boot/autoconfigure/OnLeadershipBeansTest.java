@@ -29,7 +29,7 @@ import org.springframework.scheduling.annotation.Async;
  * an analysis that says why; conch keeps no bean alive once its context is closed.
  */
 @Timeout(60)
-class OnLeadershipBeansTests {
+class OnLeadershipBeansTest {
 
   private static final Duration WAIT = Duration.ofSeconds(10);
 

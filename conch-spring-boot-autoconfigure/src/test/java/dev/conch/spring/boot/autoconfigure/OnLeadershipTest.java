@@ -20,9 +20,9 @@ import org.springframework.core.annotation.Order;
 
 /**
  * {@link OnLeadership @OnLeadership} methods, in standalone mode: which methods run, in what order,
- * with what arguments, and what a failing one does. Real etcd is in {@link ConchEtcdTests}.
+ * with what arguments, and what a failing one does. Real etcd is in {@link ConchEtcdTest}.
  */
-class OnLeadershipTests {
+class OnLeadershipTest {
 
   private static final Duration WAIT = Duration.ofSeconds(10);
 

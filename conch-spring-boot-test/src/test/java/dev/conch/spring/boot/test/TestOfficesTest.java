@@ -46,7 +46,7 @@ import org.springframework.test.annotation.DirtiesContext;
 @AutoConfigureTestOffices
 @DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_EACH_TEST_METHOD)
 @Timeout(60)
-class TestOfficesTests {
+class TestOfficesTest {
 
   @Autowired TestOffices offices;
 

@@ -31,7 +31,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 /**
  * When {@link ConchEndpointAutoConfiguration} contributes the endpoint, its access and its hints.
  */
-class ConchEndpointAutoConfigurationTests {
+class ConchEndpointAutoConfigurationTest {
 
   private final ApplicationContextRunner contextRunner =
       new ApplicationContextRunner()

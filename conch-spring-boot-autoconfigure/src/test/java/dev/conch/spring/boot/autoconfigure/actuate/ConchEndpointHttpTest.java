@@ -26,7 +26,7 @@ import tools.jackson.databind.JsonNode;
  * The {@code conch} endpoint and meters over real HTTP, two applications against a real etcd
  * member: the contract scripts and load balancers depend on.
  */
-class ConchEndpointHttpTests {
+class ConchEndpointHttpTest {
 
   @RegisterExtension static final EtcdExtension etcd = EtcdExtension.members(1);
 

@@ -16,7 +16,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** When the {@code conch} health contributor exists, and what it says without a real etcd. */
-class ConchHealthContributorAutoConfigurationTests {
+class ConchHealthContributorAutoConfigurationTest {
 
   private final ApplicationContextRunner contextRunner =
       new ApplicationContextRunner()

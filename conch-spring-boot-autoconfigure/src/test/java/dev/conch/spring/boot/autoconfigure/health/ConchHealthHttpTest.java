@@ -18,7 +18,7 @@ import tools.jackson.databind.JsonNode;
  * The {@code conch} health contributor and leader readiness over real HTTP, against a real etcd
  * member that one test stops and starts again.
  */
-class ConchHealthHttpTests {
+class ConchHealthHttpTest {
 
   @RegisterExtension static final EtcdExtension etcd = EtcdExtension.members(1);
 

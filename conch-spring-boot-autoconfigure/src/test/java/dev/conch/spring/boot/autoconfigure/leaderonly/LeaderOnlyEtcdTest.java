@@ -29,7 +29,7 @@ import org.springframework.scheduling.annotation.Scheduled;
  * job with an office of its own is elected on the same session as the default office.
  */
 @Timeout(120)
-class LeaderOnlyEtcdTests {
+class LeaderOnlyEtcdTest {
 
   @RegisterExtension static final EtcdExtension etcd = EtcdExtension.members(1);
 

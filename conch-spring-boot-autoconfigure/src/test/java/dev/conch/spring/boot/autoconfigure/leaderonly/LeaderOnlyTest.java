@@ -46,10 +46,10 @@ import org.springframework.scheduling.annotation.Scheduled;
  * {@link LeaderOnly @LeaderOnly} methods on the in-memory offices, where a test can decide who
  * leads: which calls run, which are skipped and counted, what a term that ends mid-run looks like,
  * and which methods are refused. Scheduled jobs on two instances against real etcd are in {@link
- * LeaderOnlyEtcdTests}.
+ * LeaderOnlyEtcdTest}.
  */
 @Timeout(60)
-class LeaderOnlyTests {
+class LeaderOnlyTest {
 
   private static final Duration WAIT = Duration.ofSeconds(10);
 

@@ -21,7 +21,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * starts here.
  */
 @Timeout(120)
-class LeaderLifecycleEtcdTests {
+class LeaderLifecycleEtcdTest {
 
   @RegisterExtension static final EtcdExtension etcd = EtcdExtension.members(1);
 

@@ -32,7 +32,7 @@ import org.springframework.context.annotation.Configuration;
  */
 @Timeout(60)
 @ExtendWith(OutputCaptureExtension.class)
-class LeaderLifecycleTests {
+class LeaderLifecycleTest {
 
   private static final Duration WAIT = Duration.ofSeconds(10);
 

@@ -20,7 +20,7 @@ import org.springframework.context.event.ContextRefreshedEvent;
 import org.springframework.core.ResolvableType;
 
 /** When {@link ConchMetrics} exists, and what it counts on an in-memory office. */
-class ConchMetricsAutoConfigurationTests {
+class ConchMetricsAutoConfigurationTest {
 
   private final ApplicationContextRunner contextRunner =
       new ApplicationContextRunner()

@@ -36,7 +36,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * TestObservationRegistry}.
  */
 @Timeout(60)
-class ConchObservationAutoConfigurationTests {
+class ConchObservationAutoConfigurationTest {
 
   private static final Duration WAIT = Duration.ofSeconds(10);
 
@@ -51,7 +51,7 @@ class ConchObservationAutoConfigurationTests {
   @Test
   void termIsObservedFromAcquireToLossWithOfficeTokenAndReason() {
     this.contextRunner
-        .withBean(TestObservationRegistry.class, ConchObservationAutoConfigurationTests::registry)
+        .withBean(TestObservationRegistry.class, ConchObservationAutoConfigurationTest::registry)
         .run(
             context -> {
               TestObservationRegistry registry = context.getBean(TestObservationRegistry.class);
@@ -92,7 +92,7 @@ class ConchObservationAutoConfigurationTests {
   @Test
   void eachHookCallIsObservedAndIsTheCurrentObservationWhileTheHookRuns() {
     this.contextRunner
-        .withBean(TestObservationRegistry.class, ConchObservationAutoConfigurationTests::registry)
+        .withBean(TestObservationRegistry.class, ConchObservationAutoConfigurationTest::registry)
         .withBean("hooks", Hooks.class)
         .run(
             context -> {
@@ -151,7 +151,7 @@ class ConchObservationAutoConfigurationTests {
   @Test
   void failingHookCallIsObservedWithItsError() {
     this.contextRunner
-        .withBean(TestObservationRegistry.class, ConchObservationAutoConfigurationTests::registry)
+        .withBean(TestObservationRegistry.class, ConchObservationAutoConfigurationTest::registry)
         .withBean("failing", Failing.class)
         .run(
             context -> {
@@ -179,7 +179,7 @@ class ConchObservationAutoConfigurationTests {
   void leaderOnlyCallThatRunsIsObservedAndCurrentWhileItRuns() {
     this.contextRunner
         .withConfiguration(AutoConfigurations.of(LeaderOnlyAutoConfiguration.class))
-        .withBean(TestObservationRegistry.class, ConchObservationAutoConfigurationTests::registry)
+        .withBean(TestObservationRegistry.class, ConchObservationAutoConfigurationTest::registry)
         .withBean(Job.class)
         .run(
             context -> {

@@ -26,7 +26,7 @@ import org.testcontainers.utility.DockerImageName;
 @Testcontainers(disabledWithoutDocker = true)
 @SpringJUnitConfig
 @TestPropertySource(properties = "conch.office=testcontainers")
-class EtcdContainerConnectionDetailsFactoryDockerTests {
+class EtcdContainerConnectionDetailsFactoryDockerTest {
 
   @Container @ServiceConnection
   static final GenericContainer<?> etcd =

@@ -10,7 +10,7 @@ import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.core.io.support.SpringFactoriesLoader.FailureHandler;
 
 /** The factory is found where Spring Boot looks for connection details factories. */
-class EtcdContainerConnectionDetailsFactoryTests {
+class EtcdContainerConnectionDetailsFactoryTest {
 
   @Test
   void factoryIsRegisteredForServiceConnections() {
