@@ -87,8 +87,8 @@ class FrozenSupervisorTest {
   }
 
   /**
-   * The fenced write, done by etcdctl as a child's script would: put only if the
-   * leader key still has this create revision. Returns etcdctl's verdict, SUCCESS or FAILURE.
+   * The fenced write, done by etcdctl as a child's script would: put only if the leader key still
+   * has this create revision. Returns etcdctl's verdict, SUCCESS or FAILURE.
    */
   private static String fencedPut(String leaderKey, long token) throws Exception {
     Process sh =
