@@ -20,14 +20,14 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code --watch}: follows who leads an office, without a lease, across etcd restarts.
  *
- * <p>etcd's own Observe skips leaders, never reports a vacancy and ends when its watch breaks (see
- * ETCD-NOTES (c)). So this keeps every candidate key of the election itself: a full read, then the
- * watch's events applied in revision order, the leader being the key with the smallest create
- * revision and a vacancy the moment none is left. On any watch error, and every {@link #RESYNC} in
- * any case (a stream that stalls without breaking cannot hide a change for longer), it drops the
- * watch, reads again and watches anew from that read. Over etcd's JSON gateway ({@link Gateway})
- * each attempt is a new request, and {@link GrpcStore} makes a new client after a failure, so no
- * reconnect back-off holds the view stale after etcd is back.
+ * <p>etcd's own Observe skips leaders, never reports a vacancy and ends when its watch breaks. So
+ * this keeps every candidate key of the election itself: a full read, then the watch's events
+ * applied in revision order, the leader being the key with the smallest create revision and a
+ * vacancy the moment none is left. On any watch error, and every {@link #RESYNC} in any case (a
+ * stream that stalls without breaking cannot hide a change for longer), it drops the watch, reads
+ * again and watches anew from that read. Over etcd's JSON gateway ({@link Gateway}) each attempt is
+ * a new request, and {@link GrpcStore} makes a new client after a failure, so no reconnect back-off
+ * holds the view stale after etcd is back.
  */
 final class LeaderWatch {
 
