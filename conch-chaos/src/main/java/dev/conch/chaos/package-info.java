@@ -1,8 +1,8 @@
 /**
  * The chaos soak: a real etcd (1 or 3 members), several supervisors ({@code conch elect --restart},
- * and optionally sample-app instances with Spring's {@code ExternalCommandRunner}), each behind
- * TCP proxies of its own, and random faults for a chosen time; then checks over what happened. Not
- * part of the tests: run through the module's {@code -Dsoak} profile, see docs/chaos.md.
+ * and optionally sample-app instances with Spring's {@code ExternalCommandRunner}), each behind TCP
+ * proxies of its own, and random faults for a chosen time; then checks over what happened. Not part
+ * of the tests: run through the module's {@code -Dsoak} profile, see docs/chaos.md.
  *
  * <ul>
  *   <li>{@link dev.conch.chaos.ChaosSoak} is the entry point: it starts everything, injects the
