@@ -14,7 +14,7 @@ import java.util.Set;
  * One etcd member that serves clients over TLS only and requires client certificates, with the PEM
  * files a client needs: a throw-away CA, a server certificate for IP 127.0.0.1 (and no host name),
  * a client certificate, and a second CA and client certificate etcd does not trust. {@code openssl}
- * (Debian package {@code openssl}) makes them: EC P-256 keys in PKCS#8, valid for a day.
+ * (Debian package {@code openssl}) makes them: RSA keys in PKCS#8, valid for a day.
  *
  * <p>{@link EtcdCluster} cannot start it: its health probe speaks plain HTTP to the client port.
  * Close it to kill etcd; the files stay in the caller's directory.
@@ -189,9 +189,7 @@ public final class TlsEtcd implements AutoCloseable {
           "req",
           "-x509",
           "-newkey",
-          "ec",
-          "-pkeyopt",
-          "ec_paramgen_curve:prime256v1",
+          "rsa:2048",
           "-nodes",
           "-keyout",
           "ca.key",
@@ -218,9 +216,7 @@ public final class TlsEtcd implements AutoCloseable {
           "req",
           "-x509",
           "-newkey",
-          "ec",
-          "-pkeyopt",
-          "ec_paramgen_curve:prime256v1",
+          "rsa:2048",
           "-nodes",
           "-keyout",
           "other-client.key",
@@ -239,9 +235,7 @@ public final class TlsEtcd implements AutoCloseable {
           dir,
           "req",
           "-newkey",
-          "ec",
-          "-pkeyopt",
-          "ec_paramgen_curve:prime256v1",
+          "rsa:2048",
           "-nodes",
           "-keyout",
           name + ".key",
