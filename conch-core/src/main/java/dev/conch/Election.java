@@ -73,7 +73,8 @@ public interface Election extends AutoCloseable {
 
   /**
    * Writes {@code value} at {@code key} in the store only if this candidate still leads with its
-   * token: the fenced write of DESIGN.md.
+   * token: one etcd transaction, {@code If(CreateRevision(own key) == token) Then Put(key, value)},
+   * so that etcd itself refuses the write of a leader whose term has ended.
    *
    * @return whether the write happened
    * @throws NotLeaderException when this candidate does not lead

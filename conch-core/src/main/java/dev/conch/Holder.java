@@ -13,8 +13,9 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Who holds (or campaigns for) an office: the holder JSON of DESIGN.md, plus the create revision
- * ({@code rev}, the fencing token when this holder leads) and the lease of its key.
+ * Who holds (or campaigns for) an office: the value of its key, the holder JSON {@code
+ * {"office","host","pid","since","id"}}, plus the create revision ({@code rev}, the fencing token
+ * when this holder leads) and the lease of its key.
  *
  * <p>A key written by another tool (an {@code etcdctl elect} proposal, an {@code etcdctl lock} key)
  * has no holder JSON: then {@link #raw()} carries the value as it is and the other fields are

@@ -1,6 +1,11 @@
 package dev.conch;
 
-/** The states of one candidate in one office (DESIGN.md, "States and events"). */
+/**
+ * The states of one candidate in one office: {@code JOINED}, then {@code CAMPAIGNING}, then {@code
+ * LEADING} or {@code FOLLOWING}; leading ends in {@code RESIGNED}, {@code TRANSFERRED} or {@code
+ * LOST}, after which (but for resigned) it campaigns again; {@code DENIED} while its gate refuses
+ * to let it campaign, {@code CLOSED} once it left for good.
+ */
 public enum State {
   /** Created, or joined and not yet campaigning. */
   JOINED,

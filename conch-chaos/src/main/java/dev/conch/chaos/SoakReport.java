@@ -17,9 +17,9 @@ import java.util.stream.Stream;
 
 /**
  * What a soak found: the life of every supervised command (from the files it wrote), the faults,
- * and the checks of issue 8 over them: overlaps, token order, orphans, recovery time, availability;
- * and those of issue 11: terms per hour and needless losses (a term that ended while no disruptive
- * fault was under way).
+ * and the checks over them: safety (overlaps, token order, orphans, recovery time, availability)
+ * and steadiness (terms per hour and needless losses: a term that ended while no disruptive fault
+ * was under way). docs/chaos.md describes each check.
  */
 final class SoakReport {
 

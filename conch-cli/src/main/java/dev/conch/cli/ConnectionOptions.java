@@ -142,7 +142,7 @@ final class ConnectionOptions {
     return new ReadRequest(
         form,
         office,
-        sessionOptions().electionName(office),
+        sessionOptions(),
         json,
         quiet,
         minRev,

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import dev.conch.etcd.LeaderWatcher;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -29,7 +30,7 @@ import javax.net.ssl.SSLSocketFactory;
  * <p>{@code java.net.http.HttpClient} was measured too: it costs several times the CPU of this
  * client to start (its selector thread, HTTP/2 machinery, futures), more than the read itself.
  */
-final class Gateway implements Store {
+final class Gateway implements LeaderWatcher.Source {
 
   /** An error etcd answered with (its own words), or a watch that etcd ended. */
   static final class EtcdError extends IOException {

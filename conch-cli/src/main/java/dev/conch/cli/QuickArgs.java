@@ -109,7 +109,8 @@ final class QuickArgs {
     SessionOptions options =
         SessionOptions.defaults()
             .withPrefix(given.getOrDefault("--prefix", SessionOptions.DEFAULT_PREFIX))
-            .withTtl(ttl);
+            .withTtl(ttl)
+            .withTimeout(ConnectionOptions.CALL_TIMEOUT);
     String user = given.get("--user");
     String password = given.get("--password");
     if (password != null && (user == null || user.isEmpty())) {
@@ -124,7 +125,7 @@ final class QuickArgs {
     return new ReadRequest(
         who ? ReadRequest.Form.WHO : watch ? ReadRequest.Form.WATCH : ReadRequest.Form.ASSERT,
         office,
-        options.electionName(office),
+        options,
         given.containsKey("--json"),
         given.containsKey("--quiet"),
         minRev == null ? 0 : Long.parseLong(minRev),

@@ -1,5 +1,6 @@
 package dev.conch.cli;
 
+import dev.conch.etcd.SessionOptions;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.List;
@@ -11,7 +12,7 @@ import java.util.stream.Collectors;
  *
  * @param form which form
  * @param office the office
- * @param electionName the office's election name (prefix + office)
+ * @param session the prefix of elections and the bound of each call
  * @param json whether to print JSON
  * @param quiet whether to log only errors
  * @param minRev with {@code --assert}: the lowest fencing token that counts
@@ -25,7 +26,7 @@ import java.util.stream.Collectors;
 record ReadRequest(
     Form form,
     String office,
-    String electionName,
+    SessionOptions session,
     boolean json,
     boolean quiet,
     long minRev,

@@ -3,6 +3,8 @@ package dev.conch.cli;
 import dev.conch.EtcdUnavailableException;
 import dev.conch.Holder;
 import dev.conch.Hosts;
+import dev.conch.etcd.LeaderWatcher;
+import io.etcd.jetcd.Client;
 import java.io.PrintStream;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -38,13 +40,14 @@ final class Reads {
           "office {}: etcd's JSON gateway cannot serve ({}); asking over gRPC",
           request.office(),
           e.getMessage());
-      try (Store grpc = new GrpcStore(() -> ConnectionOptions.connect(request))) {
+      try (Client client = ConnectionOptions.connect(request);
+          LeaderWatcher.Source grpc = LeaderWatcher.source(client)) {
         return run(request, grpc, out);
       }
     }
   }
 
-  private static int run(ReadRequest request, Store gateway, PrintStream out)
+  private static int run(ReadRequest request, LeaderWatcher.Source gateway, PrintStream out)
       throws InterruptedException {
     String office = request.office();
     return switch (request.form()) {
@@ -52,27 +55,33 @@ final class Reads {
       case ASSERT ->
           assertHeld(leader(gateway, request), office, request.minRev(), request.json(), out);
       case WATCH -> {
-        new LeaderWatch(
+        LeaderWatcher watcher =
+            new LeaderWatcher(
                 gateway,
+                request.session(),
                 office,
-                request.electionName(),
+                leader -> out.println(Views.leader(office, leader, request.json())));
+        watcher.run(
+            FirstAnswer.within(
                 ConnectionOptions.CALL_TIMEOUT,
-                leader -> out.println(Views.leader(office, leader, request.json())))
-            .run();
+                "reading the candidates of office '" + office + "'",
+                timeout -> gateway.range(watcher.candidatePrefix(), false, timeout)));
         yield ExitStatus.OK;
       }
     };
   }
 
   /** The leader: the candidate key with the smallest create revision, asked until the bound. */
-  private static Optional<Holder> leader(Store gateway, ReadRequest request)
+  private static Optional<Holder> leader(LeaderWatcher.Source gateway, ReadRequest request)
       throws InterruptedException {
     String office = request.office();
-    Store.Range first =
+    LeaderWatcher.Source.Range first =
         FirstAnswer.within(
             ConnectionOptions.CALL_TIMEOUT,
             "reading the leader of office '" + office + "'",
-            timeout -> gateway.range(request.electionName() + "/", true, timeout));
+            timeout ->
+                gateway.range(
+                    LeaderWatcher.candidatePrefix(request.session(), office), true, timeout));
     return first.kvs().stream()
         .findFirst()
         .map(kv -> Holder.parse(office, kv.value(), kv.createRevision(), kv.lease()));

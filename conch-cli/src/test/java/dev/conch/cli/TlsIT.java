@@ -2,7 +2,7 @@ package dev.conch.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
+import dev.conch.test.TlsEtcd;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -25,8 +25,8 @@ class TlsIT {
   private static TlsEtcd etcd;
 
   @BeforeAll
-  static void startEtcd() throws IOException {
-    etcd = new TlsEtcd(dir);
+  static void startEtcd() {
+    etcd = TlsEtcd.start(dir);
   }
 
   @AfterAll
@@ -36,8 +36,8 @@ class TlsIT {
 
   @Test
   void connectsWithTheCaAndAClientCertificate() {
-    Conch conch = Conch.at(etcd.endpoint);
-    String[] tls = tls(etcd.ca, etcd.cert, etcd.key);
+    Conch conch = Conch.at(etcd.endpoint());
+    String[] tls = tls(etcd.ca(), etcd.clientCertificate(), etcd.clientKey());
 
     Conch.Result run = conch.run(concat(new String[] {"elect", "tls"}, tls, "--", "echo", "ran"));
     Conch.Result who = conch.run(concat(new String[] {"elect", "tls", "--who"}, tls));
@@ -49,8 +49,8 @@ class TlsIT {
 
   @Test
   void whoShowsALeaderOverTls() {
-    Conch conch = Conch.at(etcd.endpoint);
-    String[] tls = tls(etcd.ca, etcd.cert, etcd.key);
+    Conch conch = Conch.at(etcd.endpoint());
+    String[] tls = tls(etcd.ca(), etcd.clientCertificate(), etcd.clientKey());
     try (Conch.Running leader =
         conch.start(concat(new String[] {"elect", "tlsw"}, tls, "--", "sleep", "60"))) {
       leader.awaitErrorLine(l -> l.contains("command started"), Conch.RUN_TIMEOUT);
@@ -65,27 +65,32 @@ class TlsIT {
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"--who", "--"})
   void withoutAClientCertificateTheCauseIsNamed(String form) {
-    Conch.Result result = run(form, etcd.endpoint, "--cacert", etcd.ca.toString());
+    Conch.Result result = run(form, etcd.endpoint(), "--cacert", etcd.ca().toString());
 
-    assertUnavailable(result, etcd.endpoint, "refused the client certificate or requires one");
+    assertUnavailable(result, etcd.endpoint(), "refused the client certificate or requires one");
     assertThat(result.stderr()).contains("give --cert and --key");
   }
 
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"--who", "--"})
   void aClientCertificateFromAnotherCaIsNamed(String form) {
-    Conch.Result result = run(form, etcd.endpoint, tls(etcd.ca, etcd.otherCert, etcd.otherKey));
+    Conch.Result result =
+        run(
+            form,
+            etcd.endpoint(),
+            tls(etcd.ca(), etcd.otherClientCertificate(), etcd.otherClientKey()));
 
-    assertUnavailable(result, etcd.endpoint, "refused the client certificate or requires one");
+    assertUnavailable(result, etcd.endpoint(), "refused the client certificate or requires one");
     assertThat(result.stderr()).contains("check --cert and --key");
   }
 
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"--who", "--"})
   void aCaThatDidNotSignTheServerIsNamed(String form) {
-    Conch.Result result = run(form, etcd.endpoint, tls(etcd.otherCa, etcd.cert, etcd.key));
+    Conch.Result result =
+        run(form, etcd.endpoint(), tls(etcd.otherCa(), etcd.clientCertificate(), etcd.clientKey()));
 
-    assertUnavailable(result, etcd.endpoint, "certificate is not signed by a trusted CA");
+    assertUnavailable(result, etcd.endpoint(), "certificate is not signed by a trusted CA");
     assertThat(result.stderr()).contains("--cacert");
   }
 
@@ -93,18 +98,23 @@ class TlsIT {
   @ValueSource(strings = {"--who", "--"})
   void aHostNameTheCertificateDoesNotNameIsNamed(String form) {
     // The certificate names IP 127.0.0.1 only; "localhost" resolves there but is not named.
-    String byName = etcd.endpoint.replace("127.0.0.1", "localhost");
+    String byName = etcd.endpoint().replace("127.0.0.1", "localhost");
 
-    Conch.Result result = run(form, byName, tls(etcd.ca, etcd.cert, etcd.key));
+    Conch.Result result =
+        run(form, byName, tls(etcd.ca(), etcd.clientCertificate(), etcd.clientKey()));
 
     assertUnavailable(result, byName, "certificate does not name the host dialled");
   }
 
   @Test
-  void readsGoOverGrpcWhereEtcdsGatewayCannotServe(@TempDir Path other) throws IOException {
-    try (TlsEtcd plainServerCert = new TlsEtcd(other, false)) {
-      Conch conch = Conch.at(plainServerCert.endpoint);
-      String[] tls = tls(plainServerCert.ca, plainServerCert.cert, plainServerCert.key);
+  void readsGoOverGrpcWhereEtcdsGatewayCannotServe(@TempDir Path other) {
+    try (TlsEtcd plainServerCert = TlsEtcd.start(other, false)) {
+      Conch conch = Conch.at(plainServerCert.endpoint());
+      String[] tls =
+          tls(
+              plainServerCert.ca(),
+              plainServerCert.clientCertificate(),
+              plainServerCert.clientKey());
       try (Conch.Running leader =
           conch.start(concat(new String[] {"elect", "fb"}, tls, "--", "sleep", "60"))) {
         leader.awaitErrorLine(l -> l.contains("command started"), Conch.RUN_TIMEOUT);

@@ -23,21 +23,12 @@ import java.util.function.UnaryOperator;
  * Runs a command only while this candidate leads an office: {@code conch elect ... -- cmd} and the
  * {@code ExternalCommandRunner} bean.
  *
- * <p>It campaigns; on winning it runs the on-acquire hook, then starts the command in a process
- * group of its own with {@code CONCH_NAME}, {@code CONCH_REV} (the fencing token) and {@code
- * CONCH_LEASE} (plus {@code ETCD_LOCK_REV}, and {@code ETCD_LOCK_KEY} when the election name is
- * known) added to the parent's environment. When leadership ends for any reason, the command's
- * whole group gets SIGTERM, SIGKILL after kill-after, before the lease could expire; then the
- * on-lose hook runs. Without restart the result is then {@link ExitCodes#LOST}; a command that
- * exits on its own makes the runner resign (the next candidate leads at once) and its exit code is
- * the result. With restart, a command that exits makes the runner back off (from 1 s up to 30 s,
- * decorrelated jitter, reset once a command lived 60 s), campaign and run the command again,
- * forever; a loss of leadership makes it campaign again at once (the loss is etcd's doing, not the
- * command's, and the election paces its own retries). A failing or timed-out on-acquire hook is a
- * failed campaign: the office is given up; with restart the runner campaigns again after the
- * back-off, without it the result is {@link ExitCodes#LOST}. The SIGTERM grace is never longer than
- * the time left before the safety margin ahead of the lease deadline, and there is none when a
- * successor may already lead. The wait time bounds only the time until the command first starts.
+ * <p>On winning it runs the on-acquire hook, then the command in a process group of its own with
+ * {@code CONCH_NAME}, {@code CONCH_REV} (the fencing token) and {@code CONCH_LEASE} in its
+ * environment; when leadership ends, the group is stopped (SIGTERM, SIGKILL after kill-after)
+ * before the lease could expire, then the on-lose hook runs. Its results are {@link ExitCodes}.
+ * What it does in every case (the SIGTERM grace, a command that exits, restart and back-off, a
+ * failing hook, the wait) is described once, in the repository's {@code docs/runner.md}.
  */
 public final class ExternalCommandRunner implements AutoCloseable {
 

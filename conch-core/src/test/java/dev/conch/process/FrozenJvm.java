@@ -12,7 +12,8 @@ import java.util.Map;
 
 /**
  * A supervisor on real etcd (args[1] = endpoints) whose command records its token and beats into
- * files in args[0], for {@link FrozenSupervisorTest}, which freezes this JVM with SIGSTOP.
+ * files in args[0], and logs (and ignores) SIGTERM there, for {@link FrozenSupervisorTest}, which
+ * freezes this JVM with SIGSTOP.
  */
 public final class FrozenJvm {
 
@@ -33,7 +34,10 @@ public final class FrozenJvm {
             List.of(
                 "sh",
                 "-c",
-                "echo $$ $CONCH_REV $CONCH_LEASE > \"$T/term\";"
+                // It outlives SIGTERM (logged, then ignored), so only a SIGKILL ends it: a stop
+                // that gave it the grace would take the whole 1.5 s and leave a line in "signals".
+                "trap 'echo TERM >> \"$T/signals\"' TERM;"
+                    + " echo $$ $CONCH_REV $CONCH_LEASE > \"$T/term\";"
                     + " while :; do date +%s%N >> \"$T/beats\"; sleep 0.05; done"))
         .build()
         .start();

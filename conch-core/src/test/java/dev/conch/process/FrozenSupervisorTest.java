@@ -75,8 +75,10 @@ class FrozenSupervisorTest {
       long woke = System.nanoTime();
       signal("CONT", jvm.pid());
       await().atMost(WAIT).until(() -> !running(pid));
-      // Killed at once: the 1.5 s SIGTERM grace was skipped because a successor may lead.
+      // Killed at once: the 1.5 s SIGTERM grace was skipped because a successor may lead. The
+      // command ignores SIGTERM, so a stop that gave the grace would take 1.5 s and log a TERM.
       assertThat(System.nanoTime() - woke).isLessThan(Duration.ofMillis(1500).toNanos());
+      assertThat(frozen.lines("signals")).as("signals the frozen holder's command got").isEmpty();
       next.close();
     } finally {
       jvm.destroyForcibly();
@@ -85,8 +87,8 @@ class FrozenSupervisorTest {
   }
 
   /**
-   * The guarded write of DESIGN.md, done by etcdctl as a child's script would: put only if the
-   * leader key still has this create revision. Returns etcdctl's verdict, SUCCESS or FAILURE.
+   * The fenced write, done by etcdctl as a child's script would: put only if the leader key still
+   * has this create revision. Returns etcdctl's verdict, SUCCESS or FAILURE.
    */
   private static String fencedPut(String leaderKey, long token) throws Exception {
     Process sh =

@@ -11,6 +11,8 @@
  *       the client's connections while etcd itself stays up.
  *   <li>{@link dev.conch.test.Etcdctl} runs {@code etcdctl} (package {@code etcd-client}) to check
  *       that what a client wrote is what etcd's own tools see.
+ *   <li>{@link dev.conch.test.TlsEtcd} starts one member that serves TLS only and requires client
+ *       certificates, with the certificates (made by {@code openssl}) a client needs.
  * </ul>
  *
  * <p>Every wait is bounded, and a JVM shutdown hook kills any etcd or etcdctl process still

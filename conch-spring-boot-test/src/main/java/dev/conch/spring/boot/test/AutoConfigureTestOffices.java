@@ -22,7 +22,7 @@ import org.springframework.test.context.TestPropertySource;
  * <pre>{@code
  * @SpringBootTest
  * @AutoConfigureTestOffices
- * class ReportJobTests {
+ * class ReportJobTest {
  *
  *   @Autowired TestOffices offices;
  *

@@ -1,0 +1,17 @@
+/**
+ * The chaos soak: a real etcd (1 or 3 members), several supervisors ({@code conch elect --restart},
+ * and optionally sample-app instances with Spring's {@code ExternalCommandRunner}), each behind TCP
+ * proxies of its own, and random faults for a chosen time; then checks over what happened. Not part
+ * of the tests: run through the module's {@code -Dsoak} profile, see docs/chaos.md.
+ *
+ * <ul>
+ *   <li>{@link dev.conch.chaos.ChaosSoak} is the entry point: it starts everything, injects the
+ *       faults and writes the report.
+ *   <li>{@code SoakOptions} is what a soak runs (members, candidates, minutes, TTL, kill-after,
+ *       faults, seed); {@code Candidate} is one supervisor with its proxies.
+ *   <li>{@code SoakReport} checks safety (no overlap but a frozen supervisor's, tokens increasing,
+ *       no orphaned process, recovery time) and steadiness (terms per hour, needless losses);
+ *       {@code Orphans} looks through {@code /proc} for processes left behind.
+ * </ul>
+ */
+package dev.conch.chaos;

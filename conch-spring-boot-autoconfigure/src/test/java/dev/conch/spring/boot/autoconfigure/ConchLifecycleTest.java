@@ -1,0 +1,174 @@
+package dev.conch.spring.boot.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.conch.Election;
+import dev.conch.spring.boot.autoconfigure.OnLeadership.Transition;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.context.LifecycleAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Shutdown of the offices, on in-memory offices: every office is resigned at once, and shutdown
+ * waits for them no longer than {@code spring.lifecycle.timeout-per-shutdown-phase}. That lose
+ * hooks run before the etcd client closes is tested against etcd in {@link ConchEtcdTest}.
+ */
+@Timeout(60)
+class ConchLifecycleTest {
+
+  private static final Duration WAIT = Duration.ofSeconds(10);
+
+  private final ApplicationContextRunner contextRunner =
+      new ApplicationContextRunner()
+          .withConfiguration(
+              AutoConfigurations.of(ConchAutoConfiguration.class, LifecycleAutoConfiguration.class))
+          .withPropertyValues(
+              "conch.standalone=true",
+              "conch.office=web",
+              "conch.offices.billing.hook-timeout=30s",
+              "conch.hook-timeout=30s")
+          .withBean(Recorder.class);
+
+  @Test
+  void everyOfficeIsResignedAtOnce() {
+    this.contextRunner
+        .withBean(MeetingLoseHooks.class)
+        .run(
+            context -> {
+              Recorder recorder = context.getBean(Recorder.class);
+              awaitLeading(context.getBean(Elections.class).all());
+              context.close();
+              // Each lose hook waits for the other: resigned one after the other, neither met.
+              assertThat(recorder.lines())
+                  .filteredOn(line -> line.startsWith("lose"))
+                  .containsExactlyInAnyOrder("lose web met", "lose billing met");
+            });
+  }
+
+  @Test
+  void laterShutdownPhasesWaitForTheOfficesNoLongerThanTheShutdownPhaseTimeout() {
+    this.contextRunner
+        .withPropertyValues("spring.lifecycle.timeout-per-shutdown-phase=1s")
+        .withBean(SlowLoseHook.class)
+        .withBean(LaterPhase.class)
+        .run(
+            context -> {
+              SlowLoseHook hook = context.getBean(SlowLoseHook.class);
+              Recorder recorder = context.getBean(Recorder.class);
+              awaitLeading(context.getBean(Elections.class).all());
+              context.close();
+              // The phase after conch's (the web server's graceful shutdown, in an application)
+              // began while the lose hook still ran; it released the hook.
+              assertThat(recorder.lines()).contains("later phase stopped, lose hook running");
+              // The elections were closed only after their lose hooks ended.
+              assertThat(hook.finished.getCount()).isZero();
+            });
+  }
+
+  private static void awaitLeading(List<Election> elections) {
+    assertThat(elections).hasSize(2);
+    await().atMost(WAIT).until(() -> elections.stream().allMatch(Election::isLeader));
+  }
+
+  /** A lose hook per office, each waiting (a while) for the other to run as well. */
+  static class MeetingLoseHooks {
+
+    private final CyclicBarrier meeting = new CyclicBarrier(2);
+
+    private final Recorder recorder;
+
+    MeetingLoseHooks(Recorder recorder) {
+      this.recorder = recorder;
+    }
+
+    @OnLeadership(on = Transition.LOST)
+    void web() {
+      meet("web");
+    }
+
+    @OnLeadership(office = "billing", on = Transition.LOST)
+    void billing() {
+      meet("billing");
+    }
+
+    private void meet(String office) {
+      try {
+        this.meeting.await(5, TimeUnit.SECONDS);
+        this.recorder.add("lose " + office + " met");
+      } catch (TimeoutException | BrokenBarrierException ex) {
+        this.recorder.add("lose " + office + " alone");
+      } catch (InterruptedException ex) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** A lose hook of the billing office that runs until released (at most 20 s). */
+  static class SlowLoseHook {
+
+    final CountDownLatch release = new CountDownLatch(1);
+
+    final CountDownLatch finished = new CountDownLatch(1);
+
+    @OnLeadership(office = "billing", on = Transition.LOST)
+    void lost() throws InterruptedException {
+      try {
+        this.release.await(20, TimeUnit.SECONDS);
+      } finally {
+        this.finished.countDown();
+      }
+    }
+  }
+
+  /**
+   * A lifecycle that stops after conch's, as the web server's graceful shutdown does: records
+   * whether the lose hook still runs, then releases it.
+   */
+  static class LaterPhase implements SmartLifecycle {
+
+    private final Recorder recorder;
+
+    private final SlowLoseHook hook;
+
+    private volatile boolean running;
+
+    LaterPhase(Recorder recorder, SlowLoseHook hook) {
+      this.recorder = recorder;
+      this.hook = hook;
+    }
+
+    @Override
+    public void start() {
+      this.running = true;
+    }
+
+    @Override
+    public void stop() {
+      this.running = false;
+      boolean hookRunning = this.hook.finished.getCount() > 0;
+      this.recorder.add("later phase stopped, lose hook " + (hookRunning ? "running" : "done"));
+      this.hook.release.countDown();
+    }
+
+    @Override
+    public boolean isRunning() {
+      return this.running;
+    }
+
+    @Override
+    public int getPhase() {
+      return ConchLifecycle.PHASE - 512;
+    }
+  }
+}

@@ -1,0 +1,107 @@
+package dev.conch.spring.boot.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.conch.ElectionOptions;
+import dev.conch.etcd.SessionOptions;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.mock.env.MockEnvironment;
+
+/** The defaults of {@link ConchProperties} are the core's own. */
+class ConchPropertiesTest {
+
+  private final ConchProperties properties = new ConchProperties();
+
+  private final ApplicationContextRunner contextRunner =
+      new ApplicationContextRunner()
+          .withConfiguration(AutoConfigurations.of(ConchAutoConfiguration.class))
+          .withPropertyValues("conch.standalone=true", "conch.office=billing");
+
+  @Test
+  void ttlDefaultIsTheSessionDefault() {
+    assertThat(this.properties.getTtl()).isEqualTo(SessionOptions.DEFAULT_TTL);
+  }
+
+  @Test
+  void renewIntervalDefaultIsLeftToTheSessionAsAThirdOfTheTtl() {
+    assertThat(this.properties.getRenewInterval()).isNull();
+    assertThat(ConchAutoConfiguration.EtcdConfiguration.sessionOptions(this.properties))
+        .isEqualTo(SessionOptions.defaults());
+  }
+
+  @Test
+  void etcdDefaultsAreTheSessionDefaults() {
+    ConchProperties.Etcd etcd = this.properties.getEtcd();
+    assertThat(etcd.getPrefix()).isEqualTo(SessionOptions.DEFAULT_PREFIX);
+    assertThat(etcd.getTimeout()).isEqualTo(SessionOptions.DEFAULT_TIMEOUT);
+    assertThat(etcd.getEndpoints()).containsExactly("http://127.0.0.1:2379");
+    assertThat(etcd.getUsername()).isNull();
+    assertThat(etcd.getPassword()).isNull();
+    assertThat(etcd.getSsl().getBundle()).isNull();
+  }
+
+  @Test
+  void electionDefaultsAreTheElectionDefaults() {
+    assertThat(this.properties.getHookTimeout())
+        .isEqualTo(ElectionOptions.DEFAULT_HOOK_TIMEOUT)
+        .isEqualTo(Duration.ofSeconds(30));
+    assertThat(this.properties.getStopTimeout()).isEqualTo(ElectionOptions.DEFAULT_STOP_TIMEOUT);
+    assertThat(this.properties.getSafetyMargin()).isEqualTo(ElectionOptions.DEFAULT_SAFETY_MARGIN);
+    assertThat(this.properties.getEventBuffer()).isEqualTo(ElectionOptions.DEFAULT_EVENT_BUFFER);
+    ElectionOptions defaults = ElectionOptions.forOffice("billing");
+    assertThat(this.properties.getRetry().getInitial()).isEqualTo(defaults.retryInitial());
+    assertThat(this.properties.getRetry().getMax()).isEqualTo(defaults.retryMax());
+  }
+
+  @Test
+  void defaultPropertiesGiveTheDefaultElectionOptions() {
+    ElectionFactory factory = new ElectionFactory(this.properties, offices(), options -> null);
+
+    assertThat(factory.options("billing")).isEqualTo(ElectionOptions.forOffice("billing"));
+  }
+
+  @Test
+  void instanceIsEnabledNotStandaloneAndHasNoOfficeOfItsOwnByDefault() {
+    assertThat(this.properties.isEnabled()).isTrue();
+    assertThat(this.properties.isStandalone()).isFalse();
+    assertThat(this.properties.getOffice()).isNull();
+    assertThat(this.properties.getCandidate().getId()).isNull();
+    assertThat(this.properties.getOffices()).isEmpty();
+  }
+
+  @Test
+  void ttlWithoutUnitIsInSeconds() {
+    this.contextRunner
+        .withPropertyValues("conch.ttl=15")
+        .run(
+            context ->
+                assertThat(context.getBean(ConchProperties.class).getTtl())
+                    .isEqualTo(Duration.ofSeconds(15)));
+  }
+
+  @Test
+  void officeOverridesReplaceOnlyWhatTheySet() {
+    this.contextRunner
+        .withPropertyValues(
+            "conch.hook-timeout=20s",
+            "conch.stop-timeout=2s",
+            "conch.offices.billing.hook-timeout=5s",
+            "conch.candidate.id=node-1")
+        .run(
+            context -> {
+              ElectionOptions options = context.getBean(ElectionFactory.class).options("billing");
+              assertThat(options.hookTimeout()).isEqualTo(Duration.ofSeconds(5));
+              assertThat(options.stopTimeout()).isEqualTo(Duration.ofSeconds(2));
+              assertThat(options.candidateId()).isEqualTo("node-1");
+              ElectionOptions other = context.getBean(ElectionFactory.class).options("reports");
+              assertThat(other.hookTimeout()).isEqualTo(Duration.ofSeconds(20));
+            });
+  }
+
+  private static ConfiguredOffices offices() {
+    return ConfiguredOffices.of(new MockEnvironment());
+  }
+}

@@ -1,0 +1,69 @@
+package dev.conch.spring.boot.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.InputStream;
+import org.junit.jupiter.api.Test;
+import org.springframework.mock.env.MockEnvironment;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The configuration metadata an IDE reads (generated, merged with the additional metadata) says
+ * what the properties do: the per-office keys, and the real defaults.
+ */
+class ConfigurationMetadataTest {
+
+  private final JsonNode metadata = read("META-INF/spring-configuration-metadata.json");
+
+  @Test
+  void officesDescribeTheKeysOfAnOfficeAndHintThatAnyNameIsAnOffice() {
+    assertThat(description("conch.offices"))
+        .contains("conch.offices.<office>.hook-timeout")
+        .contains("conch.offices.<office>.stop-timeout")
+        .contains("conch.offices.<office>.safety-margin")
+        .contains("conch.offices[order.sync]");
+    assertThat(hint("conch.offices.keys").get("providers").get(0).get("name").asString())
+        .isEqualTo("any");
+  }
+
+  @Test
+  void runnerOfficeStatesItsRealDefault() {
+    assertThat(description("conch.runner.office"))
+        .contains("conch.office, else spring.application.name");
+    MockEnvironment environment =
+        new MockEnvironment()
+            .withProperty("spring.application.name", "app")
+            .withProperty("conch.runner.command", "sleep,600");
+    assertThat(ConfiguredOffices.of(environment).runnerOffice()).isEqualTo("app");
+  }
+
+  private String description(String property) {
+    for (JsonNode node : this.metadata.get("properties")) {
+      if (node.get("name").asString().equals(property)) {
+        return node.get("description").asString();
+      }
+    }
+    throw new AssertionError("No property " + property);
+  }
+
+  private JsonNode hint(String name) {
+    for (JsonNode node : this.metadata.get("hints")) {
+      if (node.get("name").asString().equals(name)) {
+        return node;
+      }
+    }
+    throw new AssertionError("No hint " + name);
+  }
+
+  private static JsonNode read(String resource) {
+    try (InputStream in =
+        ConfigurationMetadataTest.class.getClassLoader().getResourceAsStream(resource)) {
+      assertThat(in).as(resource).isNotNull();
+      return JsonMapper.builder().build().readTree(in);
+    } catch (IOException ex) {
+      throw new IllegalStateException(ex);
+    }
+  }
+}

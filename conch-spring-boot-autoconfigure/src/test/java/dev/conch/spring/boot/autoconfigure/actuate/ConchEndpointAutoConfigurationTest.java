@@ -1,0 +1,170 @@
+package dev.conch.spring.boot.autoconfigure.actuate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+import dev.conch.Election;
+import dev.conch.InvalidArgumentException;
+import dev.conch.local.LocalOffices;
+import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
+import dev.conch.spring.boot.autoconfigure.Elections;
+import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpoint.ActionDescriptor;
+import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpoint.AssertionDescriptor;
+import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpoint.CandidateDescriptor;
+import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpoint.ConchDescriptor;
+import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpoint.HolderDescriptor;
+import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpoint.OfficeDescriptor;
+import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpointWebExtension.ErrorDescriptor;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/**
+ * When {@link ConchEndpointAutoConfiguration} contributes the endpoint, its access and its hints.
+ */
+class ConchEndpointAutoConfigurationTest {
+
+  private final ApplicationContextRunner contextRunner =
+      new ApplicationContextRunner()
+          .withConfiguration(
+              AutoConfigurations.of(
+                  ConchAutoConfiguration.class, ConchEndpointAutoConfiguration.class))
+          .withPropertyValues(
+              "conch.standalone=true",
+              "conch.office=billing",
+              "management.endpoints.web.exposure.include=conch");
+
+  @Test
+  void exposedEndpointComesWithItsWebExtension() {
+    this.contextRunner.run(
+        context ->
+            assertThat(context)
+                .hasSingleBean(ConchEndpoint.class)
+                .hasSingleBean(ConchEndpointWebExtension.class));
+  }
+
+  @Test
+  void endpointIsReadOnlyUnlessTheApplicationGrantsMore() {
+    Endpoint endpoint = ConchEndpoint.class.getAnnotation(Endpoint.class);
+
+    assertThat(endpoint.id()).isEqualTo("conch");
+    assertThat(endpoint.defaultAccess()).isEqualTo(Access.READ_ONLY);
+  }
+
+  @Test
+  void removedWritePropertyFailsStartupNamingItsReplacement() {
+    this.contextRunner
+        .withPropertyValues("conch.endpoint.write.enabled=true")
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .isInstanceOf(InvalidArgumentException.class)
+                    .hasMessageContaining("conch.endpoint.write.enabled")
+                    .hasMessageContaining("management.endpoint.conch.access=unrestricted"));
+  }
+
+  @Test
+  void endpointOfNoAccessIsNotCreated() {
+    this.contextRunner
+        .withPropertyValues("management.endpoint.conch.access=NONE")
+        .run(context -> assertThat(context).doesNotHaveBean(ConchEndpoint.class));
+  }
+
+  @Test
+  void descriptorsAreRegisteredForBindingInANativeImage() {
+    RuntimeHints hints = new RuntimeHints();
+    new ConchEndpointRuntimeHints().registerHints(hints, getClass().getClassLoader());
+
+    for (Class<?> descriptor :
+        List.of(
+            ConchDescriptor.class,
+            OfficeDescriptor.class,
+            CandidateDescriptor.class,
+            HolderDescriptor.class,
+            AssertionDescriptor.class,
+            ActionDescriptor.class,
+            ErrorDescriptor.class)) {
+      assertThat(RuntimeHintsPredicates.reflection().onType(descriptor))
+          .as("%s", descriptor)
+          .accepts(hints);
+      assertThat(OperationResponseBody.class).isAssignableFrom(descriptor);
+    }
+    assertThat(
+            RuntimeHintsPredicates.reflection().onMethodInvocation(HolderDescriptor.class, "rev"))
+        .accepts(hints);
+  }
+
+  @Test
+  void endpointThatIsNotExposedIsNotCreated() {
+    new ApplicationContextRunner()
+        .withConfiguration(
+            AutoConfigurations.of(
+                ConchAutoConfiguration.class, ConchEndpointAutoConfiguration.class))
+        .withPropertyValues("conch.standalone=true", "conch.office=billing")
+        .run(context -> assertThat(context).doesNotHaveBean(ConchEndpoint.class));
+  }
+
+  @Test
+  void withoutTheActuatorThereIsNoEndpointAndTheElectionsStillWork() {
+    this.contextRunner
+        .withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate"))
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed().doesNotHaveBean(ConchEndpoint.class);
+              assertThat(context).hasSingleBean(Election.class);
+            });
+  }
+
+  @Test
+  void disabledConchHasNoEndpoint() {
+    this.contextRunner
+        .withPropertyValues("conch.enabled=false")
+        .run(context -> assertThat(context).doesNotHaveBean(ConchEndpoint.class));
+  }
+
+  @Test
+  void userEndpointBeanBacksOffAutoConfiguredEndpoint() {
+    this.contextRunner
+        .withBean(
+            "userEndpoint",
+            ConchEndpoint.class,
+            () ->
+                new ConchEndpoint(new Elections(java.util.List.of(), null), o -> Optional.empty()))
+        .run(
+            context ->
+                assertThat(context).hasSingleBean(ConchEndpoint.class).hasBean("userEndpoint"));
+  }
+
+  @Test
+  void standaloneEndpointAnswersFromTheInMemoryOffices() {
+    this.contextRunner.run(
+        context -> {
+          Election election = context.getBean(Election.class);
+          assertThat(election.awaitLeadership(Duration.ofSeconds(10))).isTrue();
+          ConchEndpoint endpoint = context.getBean(ConchEndpoint.class);
+          long token = election.token().orElseThrow();
+
+          assertThat(endpoint.leader("billing").rev()).isEqualTo(token);
+          assertThat(endpoint.leader("vacant")).isNull();
+          assertThat(endpoint.assertion("billing", "assert", token).held()).isTrue();
+          assertThat(endpoint.assertion("billing", "assert", token + 1).held()).isFalse();
+          assertThat(endpoint.conch().offices())
+              .singleElement()
+              .satisfies(office -> assertThat(office.token()).isEqualTo(token));
+          assertThat(context.getBean(LocalOffices.class).leader("billing")).isPresent();
+          assertThatIllegalArgumentException()
+              .isThrownBy(() -> endpoint.assertion("billing", "other", null));
+        });
+  }
+}

@@ -1,0 +1,283 @@
+package dev.conch.spring.boot.autoconfigure.actuate;
+
+import static dev.conch.spring.boot.autoconfigure.ConchTestSupport.app;
+import static dev.conch.spring.boot.autoconfigure.ConchTestSupport.freshOffice;
+import static dev.conch.spring.boot.autoconfigure.app.RunningApp.json;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.conch.Leadership;
+import dev.conch.spring.boot.autoconfigure.app.RunningApp;
+import dev.conch.spring.boot.autoconfigure.app.RunningApp.Response;
+import dev.conch.test.EtcdExtension;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The {@code conch} endpoint and meters over real HTTP, two applications against a real etcd
+ * member: the contract scripts and load balancers depend on.
+ */
+class ConchEndpointHttpTest {
+
+  @RegisterExtension static final EtcdExtension etcd = EtcdExtension.members(1);
+
+  private static final Duration WAIT = Duration.ofSeconds(30);
+
+  private static final String UNRESTRICTED = "management.endpoint.conch.access=unrestricted";
+
+  @Test
+  void assertAnswers200OnTheLeaderAnd409OnTheOtherAndFlipsWhenTheLeaderShutsDown() {
+    String office = freshOffice("http");
+    String assertion = "/actuator/conch/" + office + "/assert";
+    RunningApp a = app(etcd, office, "a");
+    try (RunningApp b = app(etcd, office, "b")) {
+      await().atMost(WAIT).until(() -> a.get(assertion).status() == 200);
+      await().atMost(WAIT).until(() -> state(b, office).equals("FOLLOWING"));
+      Leadership term = a.election().leadership().orElseThrow();
+      String held = "{\"held\":true,\"rev\":%d,\"host\":\"%s\"}";
+      String notHeld = "{\"held\":false,\"rev\":%d,\"host\":\"%s\"}";
+
+      Response onA = a.get(assertion);
+      Response onB = b.get(assertion);
+
+      assertThat(onA.status()).isEqualTo(200);
+      assertThat(onA.json()).isEqualTo(json(held.formatted(term.token(), term.holder().host())));
+      assertThat(onB.status()).isEqualTo(409);
+      assertThat(onB.json()).isEqualTo(json(notHeld.formatted(term.token(), term.holder().host())));
+      assertThat(a.get(assertion + "?minRev=" + term.token()).status()).isEqualTo(200);
+      assertThat(a.get(assertion + "?minRev=" + (term.token() + 1)).status()).isEqualTo(409);
+
+      a.close();
+      await().atMost(WAIT).until(() -> b.get(assertion).status() == 200);
+      assertThat(b.get(assertion).json().get("rev").asLong()).isGreaterThan(term.token());
+    } finally {
+      a.close();
+    }
+  }
+
+  @Test
+  void overviewShowsThisInstanceAndEachOfficeWithItsStateLeaderAndToken() {
+    String office = freshOffice("http");
+    try (RunningApp a = app(etcd, office, "a");
+        RunningApp b = app(etcd, office, "b")) {
+      await().atMost(WAIT).until(() -> state(a, office).equals("LEADING"));
+      await().atMost(WAIT).until(() -> leaderId(b).equals("a"));
+      long token = a.election().token().orElseThrow();
+
+      JsonNode onA = a.get("/actuator/conch").json();
+      JsonNode onB = b.get("/actuator/conch").json();
+
+      assertThat(fieldNames(onA)).containsExactly("candidate", "offices");
+      assertThat(fieldNames(onA.get("candidate"))).containsExactly("id", "host", "pid");
+      assertThat(onA.get("candidate").get("id").asString()).isEqualTo("a");
+      assertThat(onA.get("candidate").get("pid").asLong()).isEqualTo(ProcessHandle.current().pid());
+      JsonNode leading = onA.get("offices").get(0);
+      assertThat(fieldNames(leading)).containsExactly("office", "state", "leader", "token");
+      assertThat(leading.get("office").asString()).isEqualTo(office);
+      assertThat(leading.get("token").asLong()).isEqualTo(token);
+      assertThat(leading.get("leader").get("rev").asLong()).isEqualTo(token);
+      JsonNode following = onB.get("offices").get(0);
+      assertThat(following.get("state").asString()).isEqualTo("FOLLOWING");
+      assertThat(following.get("token").isNull()).isTrue();
+      assertThat(following.get("leader").get("rev").asLong()).isEqualTo(token);
+    }
+  }
+
+  @Test
+  void leaderOfAnyOfficeIsReadFromEtcdAndAVacantOfficeIs404() {
+    String office = freshOffice("http");
+    try (RunningApp a = app(etcd, office, "a");
+        RunningApp observer = app(etcd, freshOffice("http"), "observer")) {
+      await().atMost(WAIT).until(() -> a.election().isLeader());
+      Leadership term = a.election().leadership().orElseThrow();
+
+      Response leader = observer.get("/actuator/conch/" + office);
+
+      assertThat(leader.status()).isEqualTo(200);
+      JsonNode holder = leader.json();
+      assertThat(fieldNames(holder))
+          .containsExactly("office", "host", "pid", "since", "id", "rev", "lease");
+      assertThat(holder.get("id").asString()).isEqualTo("a");
+      assertThat(holder.get("rev").asLong()).isEqualTo(term.token());
+      assertThat(holder.get("lease").asString()).isEqualTo(term.leaseHex());
+      assertThat(Instant.parse(holder.get("since").asString())).isBeforeOrEqualTo(Instant.now());
+      Response vacant = observer.get("/actuator/conch/vacant-" + office);
+      assertThat(vacant.status()).isEqualTo(404);
+      assertThat(vacant.json().get("error").asString()).contains("vacant");
+      assertThat(observer.get("/actuator/conch/not%20an%20office").status()).isEqualTo(400);
+      assertThat(observer.get("/actuator/conch/" + office + "/other").status()).isEqualTo(404);
+    }
+  }
+
+  @Test
+  void keyOfAnotherToolIsShownWithItsRawValue() throws Exception {
+    String office = freshOffice("http");
+    try (Client client =
+            Client.builder()
+                .endpoints(etcd.cluster().endpointList().toArray(String[]::new))
+                .build();
+        RunningApp observer = app(etcd, freshOffice("http"), "observer")) {
+      ByteSequence key = bytes("/conch/v1/elect/" + office + "/694d");
+      long rev =
+          client
+              .getKVClient()
+              .put(key, bytes("not json"))
+              .get(10, TimeUnit.SECONDS)
+              .getHeader()
+              .getRevision();
+
+      Response leader = observer.get("/actuator/conch/" + office);
+
+      assertThat(leader.status()).isEqualTo(200);
+      assertThat(leader.json())
+          .isEqualTo(
+              json(
+                  ("{\"office\":\"%s\",\"host\":null,\"pid\":0,\"since\":null,\"id\":null,"
+                          + "\"rev\":%d,\"lease\":\"0\",\"value\":\"not json\"}")
+                      .formatted(office, rev)));
+    }
+  }
+
+  @Test
+  void writeOperationIsRefusedAtTheDefaultReadOnlyAccess() {
+    String office = freshOffice("http");
+    try (RunningApp a = app(etcd, office, "a")) {
+      await().atMost(WAIT).until(() -> a.election().isLeader());
+
+      Response post = a.post("/actuator/conch/" + office, "{\"action\":\"transfer\"}");
+
+      assertThat(post.status()).isEqualTo(405);
+      assertThat(a.get("/actuator/conch/" + office + "/assert").status()).isEqualTo(200);
+      assertThat(a.election().isLeader()).isTrue();
+    }
+  }
+
+  @Test
+  void writeOperationStaysRefusedAboveTheMaximumAccessPermitted() {
+    String office = freshOffice("http");
+    try (RunningApp a =
+        app(
+            etcd,
+            office,
+            "a",
+            UNRESTRICTED,
+            "management.endpoints.access.max-permitted=read-only")) {
+      await().atMost(WAIT).until(() -> a.election().isLeader());
+
+      Response post = a.post("/actuator/conch/" + office, "{\"action\":\"resign\"}");
+
+      assertThat(post.status()).isEqualTo(405);
+      assertThat(a.election().isLeader()).isTrue();
+    }
+  }
+
+  @Test
+  void endpointJsonIsWrittenByTheActuatorsMapperNotTheApplicationsOwn() {
+    String office = freshOffice("http");
+    try (RunningApp a =
+        app(etcd, office, "a", "spring.jackson.property-naming-strategy=UPPER_CAMEL_CASE")) {
+      await()
+          .atMost(WAIT)
+          .until(() -> a.get("/actuator/conch/" + office + "/assert").status() == 200);
+
+      JsonNode assertion = a.get("/actuator/conch/" + office + "/assert").json();
+      JsonNode overview = a.get("/actuator/conch").json();
+      JsonNode leader = a.get("/actuator/conch/" + office).json();
+
+      assertThat(fieldNames(assertion)).containsExactly("held", "rev", "host");
+      assertThat(fieldNames(overview)).containsExactly("candidate", "offices");
+      assertThat(fieldNames(overview.get("offices").get(0)))
+          .containsExactly("office", "state", "leader", "token");
+      assertThat(fieldNames(leader))
+          .containsExactly("office", "host", "pid", "since", "id", "rev", "lease");
+      assertThat(fieldNames(a.get("/actuator/conch/vacant-" + office).json()))
+          .containsExactly("office", "error");
+    }
+  }
+
+  @Test
+  void transferThroughTheWriteOperationHandsOverAndTheAssertAndTheGaugeFollow() {
+    String office = freshOffice("http");
+    String assertion = "/actuator/conch/" + office + "/assert";
+    String write = UNRESTRICTED;
+    try (RunningApp a = app(etcd, office, "a", write);
+        RunningApp b = app(etcd, office, "b", write)) {
+      await().atMost(WAIT).until(() -> a.get(assertion).status() == 200);
+      await().atMost(WAIT).until(() -> state(b, office).equals("FOLLOWING"));
+      assertThat(gauge(a, "conch.leader", office)).isEqualTo(1.0);
+      assertThat(gauge(b, "conch.leader", office)).isEqualTo(0.0);
+
+      Response transfer = a.post("/actuator/conch/" + office, "{\"action\":\"transfer\"}");
+
+      assertThat(transfer.status()).isEqualTo(200);
+      assertThat(transfer.json().get("action").asString()).isEqualTo("transfer");
+      await().atMost(WAIT).until(() -> b.get(assertion).status() == 200);
+      assertThat(a.get(assertion).status()).isEqualTo(409);
+      await().atMost(WAIT).until(() -> gauge(b, "conch.leader", office) == 1.0);
+      assertThat(gauge(a, "conch.leader", office)).isEqualTo(0.0);
+      await()
+          .atMost(WAIT)
+          .until(() -> gauge(a, "conch.transitions", office, "kind:transferred") == 1.0);
+      assertThat(gauge(b, "conch.transitions", office, "kind:acquired")).isEqualTo(1.0);
+      assertThat(gauge(b, "conch.campaign", office)).isEqualTo(1.0);
+
+      await().atMost(WAIT).until(() -> state(a, office).equals("FOLLOWING"));
+      assertThat(a.post("/actuator/conch/" + office, "{\"action\":\"transfer\"}").status())
+          .isEqualTo(409);
+      assertThat(b.post("/actuator/conch/" + office, "{\"action\":\"dance\"}").status())
+          .isEqualTo(400);
+      assertThat(b.post("/actuator/conch/elsewhere", "{\"action\":\"resign\"}").status())
+          .isEqualTo(404);
+      assertThat(b.post("/actuator/conch/" + office, "{\"action\":\"resign\"}").status())
+          .isEqualTo(200);
+      await().atMost(WAIT).until(() -> a.get(assertion).status() == 200);
+      assertThat(state(b, office)).isEqualTo("RESIGNED");
+    }
+  }
+
+  /** The state of {@code office} in the application's overview. */
+  private static String state(RunningApp app, String office) {
+    for (JsonNode entry : app.get("/actuator/conch").json().get("offices")) {
+      if (entry.get("office").asString().equals(office)) {
+        return entry.get("state").asString();
+      }
+    }
+    return "absent";
+  }
+
+  /** The id of the first office's leader in the application's overview, or "none". */
+  private static String leaderId(RunningApp app) {
+    JsonNode leader = app.get("/actuator/conch").json().get("offices").get(0).get("leader");
+    return leader.isNull() ? "none" : leader.get("id").asString();
+  }
+
+  /** The first measurement of a meter of {@code office}, through the metrics endpoint. */
+  static double gauge(RunningApp app, String meter, String office, String... tags) {
+    StringBuilder path = new StringBuilder("/actuator/metrics/" + meter + "?tag=office:" + office);
+    for (String tag : tags) {
+      path.append("&tag=").append(tag);
+    }
+    Response response = app.get(path.toString());
+    if (response.status() != 200) {
+      return -1;
+    }
+    return response.json().get("measurements").get(0).get("value").asDouble();
+  }
+
+  private static ByteSequence bytes(String text) {
+    return ByteSequence.from(text, StandardCharsets.UTF_8);
+  }
+
+  private static List<String> fieldNames(JsonNode node) {
+    return new ArrayList<>(node.propertyNames());
+  }
+}
