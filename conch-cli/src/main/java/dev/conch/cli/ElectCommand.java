@@ -117,7 +117,7 @@ final class ElectCommand implements Callable<Integer> {
     StderrLogging.configure(connection.quiet, connection.json);
     ReadRequest read = readRequest();
     if (read != null) {
-      return Reads.run(read, out);
+      return ReadForms.run(read, out);
     }
     Client client = connection.connect();
     EtcdSession session = EtcdSession.open(client, connection.sessionOptions());

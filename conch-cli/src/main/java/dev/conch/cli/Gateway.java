@@ -328,7 +328,9 @@ final class Gateway implements LeaderWatcher.Source {
     return "HTTP " + status + (text.isEmpty() ? "" : ": " + text);
   }
 
-  /** Reads {@code {"error": "...", "message": "...", "code": n}} from just inside the object. */
+  /**
+   * ReadForms {@code {"error": "...", "message": "...", "code": n}} from just inside the object.
+   */
   private static String errorMessage(JsonParser json) throws IOException {
     String message = null;
     String error = null;

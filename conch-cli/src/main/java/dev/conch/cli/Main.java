@@ -46,7 +46,7 @@ public final class Main {
   static int read(ReadRequest request) {
     StderrLogging.configure(request.quiet(), request.json());
     try {
-      return Reads.run(request, System.out);
+      return ReadForms.run(request, System.out);
     } catch (Exception e) {
       return Failures.report(e, request.describeEndpoints(), request.cert() != null, null);
     }

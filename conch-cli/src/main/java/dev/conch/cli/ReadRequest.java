@@ -8,7 +8,7 @@ import java.util.stream.Collectors;
 
 /**
  * A read form ({@code --who}, {@code --assert}, {@code --watch}) with every value checked: what
- * {@link Reads} needs, whether it came from picocli or from {@link QuickArgs}.
+ * {@link ReadForms} needs, whether it came from picocli or from {@link QuickArgs}.
  *
  * @param form which form
  * @param office the office

@@ -84,7 +84,7 @@ class LeaderWatcherTest {
 
   private Election candidate(Client client, String office, String id) {
     EtcdSession session = etcds.session(client, OPTIONS);
-    return session.election(ElectionOptions.forOffice(office).withCandidateId(id));
+    return session.election(ElectionOptions.builder(office).candidateId(id).build());
   }
 
   private List<Optional<Holder>> watch(Client client, String office) {

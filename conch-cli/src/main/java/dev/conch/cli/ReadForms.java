@@ -15,11 +15,11 @@ import org.slf4j.LoggerFactory;
  * without a lease, over etcd's JSON gateway ({@link Gateway}): a read must not pay for starting
  * gRPC.
  */
-final class Reads {
+final class ReadForms {
 
-  private static final Logger log = LoggerFactory.getLogger(Reads.class);
+  private static final Logger log = LoggerFactory.getLogger(ReadForms.class);
 
-  private Reads() {}
+  private ReadForms() {}
 
   /** Runs the form; returns its exit status. */
   static int run(ReadRequest request, PrintStream out) throws InterruptedException {
