@@ -101,7 +101,8 @@ class LeaderOnlyTest {
         .run(
             context -> {
               Elections elections = context.getBean(Elections.class);
-              assertThat(elections.offices()).containsExactlyInAnyOrder("app", "reports", "invoices");
+              assertThat(elections.offices())
+                  .containsExactlyInAnyOrder("app", "reports", "invoices");
               assertThat(elections.get("reports").awaitLeadership(WAIT)).isTrue();
               assertThat(elections.get("invoices").awaitLeadership(WAIT)).isTrue();
               Jobs jobs = context.getBean(Jobs.class);
