@@ -104,6 +104,12 @@ public final class ConchAutoConfiguration {
       matchIfMissing = true)
   static class EtcdConfiguration {
 
+    /** Loads what the beans below will need while the rest of the context refreshes. */
+    @Bean
+    static StartupWarmup conchStartupWarmup() {
+      return new StartupWarmup();
+    }
+
     @Bean
     @ConditionalOnMissingBean(EtcdConnectionDetails.class)
     PropertiesEtcdConnectionDetails etcdConnectionDetails(
@@ -136,7 +142,13 @@ public final class ConchAutoConfiguration {
       ClientBuilder configured =
           tls ? EtcdClients.withTls(builder, EtcdSslContexts.forClient(sslBundle)) : builder;
       customizers.orderedStream().forEach(customizer -> customizer.customize(configured));
-      return configured.build();
+      if (configured.target() == null) {
+        // What ClientBuilder.build() would refuse, refused now rather than at first use.
+        throw new InvalidArgumentException(
+            "conch.etcd.endpoints", null, "at least one endpoint, e.g. http://127.0.0.1:2379");
+      }
+      // Built on first use, off the start-up path: see DeferredEtcdClient.
+      return new DeferredEtcdClient(configured);
     }
 
     @Bean(destroyMethod = "close")

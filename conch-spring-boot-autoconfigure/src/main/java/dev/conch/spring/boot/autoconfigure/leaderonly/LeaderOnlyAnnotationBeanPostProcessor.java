@@ -8,7 +8,6 @@ import java.lang.reflect.Modifier;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.jspecify.annotations.Nullable;
@@ -39,7 +38,8 @@ public final class LeaderOnlyAnnotationBeanPostProcessor
 
   private final List<Requirement> offices = new CopyOnWriteArrayList<>();
 
-  private final Set<Class<?>> checked = ConcurrentHashMap.newKeySet();
+  /** Whether each class seen has {@code @LeaderOnly} methods: each class is scanned once. */
+  private final Map<Class<?>, Boolean> checked = new ConcurrentHashMap<>();
 
   /** A post-processor with class-based proxies, ordered before {@code @Scheduled}'s. */
   public LeaderOnlyAnnotationBeanPostProcessor() {
@@ -63,10 +63,18 @@ public final class LeaderOnlyAnnotationBeanPostProcessor
 
   @Override
   public Object postProcessAfterInitialization(Object bean, String beanName) {
-    if (!(bean instanceof AopInfrastructureBean)) {
-      check(AopProxyUtils.ultimateTargetClass(bean), beanName);
+    if (bean instanceof AopInfrastructureBean) {
+      return bean;
     }
-    return super.postProcessAfterInitialization(bean, beanName);
+    Class<?> targetClass = AopProxyUtils.ultimateTargetClass(bean);
+    Boolean annotated = this.checked.get(targetClass);
+    if (annotated == null) {
+      annotated = check(targetClass, beanName);
+      this.checked.put(targetClass, annotated);
+    }
+    // Without @LeaderOnly methods the pointcut matches none of them: no second scan of the
+    // class's methods to find that out again (every bean of the context passes through here).
+    return annotated ? super.postProcessAfterInitialization(bean, beanName) : bean;
   }
 
   @Override
@@ -74,10 +82,10 @@ public final class LeaderOnlyAnnotationBeanPostProcessor
     return List.copyOf(this.offices);
   }
 
-  private void check(Class<?> targetClass, String beanName) {
-    if (!AnnotationUtils.isCandidateClass(targetClass, LeaderOnly.class)
-        || !this.checked.add(targetClass)) {
-      return;
+  /** Refuses what a proxy cannot guard and records the offices; whether there is any method. */
+  private boolean check(Class<?> targetClass, String beanName) {
+    if (!AnnotationUtils.isCandidateClass(targetClass, LeaderOnly.class)) {
+      return false;
     }
     Map<Method, LeaderOnly> annotated =
         MethodIntrospector.selectMethods(
@@ -110,6 +118,7 @@ public final class LeaderOnlyAnnotationBeanPostProcessor
           this.offices.add(
               new Requirement(resolve(this.beanFactory, annotation.office()), description));
         });
+    return !annotated.isEmpty();
   }
 
   private static String resolve(@Nullable BeanFactory beanFactory, String office) {

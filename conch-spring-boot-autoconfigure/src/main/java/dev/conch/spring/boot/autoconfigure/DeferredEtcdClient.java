@@ -1,0 +1,117 @@
+package dev.conch.spring.boot.autoconfigure;
+
+import io.etcd.jetcd.Auth;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
+import io.etcd.jetcd.Cluster;
+import io.etcd.jetcd.Election;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.Lease;
+import io.etcd.jetcd.Lock;
+import io.etcd.jetcd.Maintenance;
+import io.etcd.jetcd.Watch;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The etcd {@link Client} conch configures, built from its checked and customized builder on first
+ * use instead of during start-up: the first call is the session's lease grant, on an election's
+ * thread once the context has started, or a health or endpoint read. Building jetcd's client loads
+ * much of gRPC, Netty and Vert.x, which would otherwise delay the application's start.
+ *
+ * <p>Everything that can be refused (endpoints, TLS, credentials, the customizers) is decided when
+ * the builder is made, so a bad setting still fails start-up; what is left, {@link
+ * ClientBuilder#build()}, only wires the client. Closing it before its first use builds nothing;
+ * using it after {@link #close()} is refused.
+ */
+final class DeferredEtcdClient implements Client {
+
+  private final ClientBuilder builder;
+
+  private final Object monitor = new Object();
+
+  // Guarded by monitor.
+  private @Nullable Client client;
+
+  // Guarded by monitor.
+  private boolean closed;
+
+  DeferredEtcdClient(ClientBuilder builder) {
+    this.builder = builder;
+  }
+
+  /** Whether the jetcd client has been built (for tests and diagnostics). */
+  boolean isBuilt() {
+    synchronized (this.monitor) {
+      return this.client != null;
+    }
+  }
+
+  private Client client() {
+    synchronized (this.monitor) {
+      if (this.closed) {
+        throw new IllegalStateException("The etcd client is closed (its context was closed)");
+      }
+      if (this.client == null) {
+        this.client = this.builder.build();
+      }
+      return this.client;
+    }
+  }
+
+  @Override
+  public Auth getAuthClient() {
+    return client().getAuthClient();
+  }
+
+  @Override
+  public KV getKVClient() {
+    return client().getKVClient();
+  }
+
+  @Override
+  public Cluster getClusterClient() {
+    return client().getClusterClient();
+  }
+
+  @Override
+  public Maintenance getMaintenanceClient() {
+    return client().getMaintenanceClient();
+  }
+
+  @Override
+  public Lease getLeaseClient() {
+    return client().getLeaseClient();
+  }
+
+  @Override
+  public Watch getWatchClient() {
+    return client().getWatchClient();
+  }
+
+  @Override
+  public Lock getLockClient() {
+    return client().getLockClient();
+  }
+
+  @Override
+  public Election getElectionClient() {
+    return client().getElectionClient();
+  }
+
+  @Override
+  public void close() {
+    Client built;
+    synchronized (this.monitor) {
+      this.closed = true;
+      built = this.client;
+    }
+    if (built != null) {
+      built.close();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "DeferredEtcdClient[" + this.builder.target() + (isBuilt() ? "]" : ", not built yet]");
+  }
+}
