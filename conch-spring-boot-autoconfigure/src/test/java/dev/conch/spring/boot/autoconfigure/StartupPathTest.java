@@ -26,7 +26,7 @@ import org.springframework.context.annotation.Configuration;
  * classes its beans need while the rest of the context refreshes. etcd is configured at a port
  * where nothing listens: none of this needs it.
  */
-class StartupPathTests {
+class StartupPathTest {
 
   private static final String NOWHERE = "http://127.0.0.1:1";
 
