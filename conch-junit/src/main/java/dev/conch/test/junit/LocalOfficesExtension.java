@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -119,18 +120,10 @@ public final class LocalOfficesExtension
 
   /** Waits until {@code condition} holds, at most the timeout; fails the test with {@code what}. */
   public void await(BooleanSupplier condition, String what) {
-    long deadline = System.nanoTime() + this.timeout.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() - deadline > 0) {
-        throw new AssertionError("Timed out after " + this.timeout + " waiting for " + what);
-      }
-      try {
-        Thread.sleep(10); // polls a condition under a deadline
-      } catch (InterruptedException ex) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError("Interrupted waiting for " + what, ex);
-      }
-    }
+    Awaitility.await(what)
+        .atMost(this.timeout)
+        .pollInterval(Duration.ofMillis(10))
+        .until(condition::getAsBoolean);
   }
 
   @Override

@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import org.awaitility.Awaitility;
 import org.springframework.beans.factory.DisposableBean;
 
 /**
@@ -225,17 +226,9 @@ public final class TestOffices implements LeaderOnlyInvocations, DisposableBean 
   }
 
   private void await(BooleanSupplier condition, String what) {
-    long deadline = System.nanoTime() + this.timeout.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() - deadline > 0) {
-        throw new AssertionError("Timed out after " + this.timeout + " waiting for " + what);
-      }
-      try {
-        Thread.sleep(10); // polls a condition under a deadline
-      } catch (InterruptedException ex) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError("Interrupted waiting for " + what, ex);
-      }
-    }
+    Awaitility.await(what)
+        .atMost(this.timeout)
+        .pollInterval(Duration.ofMillis(10))
+        .until(condition::getAsBoolean);
   }
 }
