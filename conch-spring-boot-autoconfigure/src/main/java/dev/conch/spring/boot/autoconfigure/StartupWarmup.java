@@ -30,7 +30,7 @@ final class StartupWarmup implements BeanFactoryPostProcessor, DisposableBean {
   static final String THREAD_NAME = "conch-warmup";
 
   /** The classes of the election path, each with its static initialization. */
-  private static final List<String> CLASSES =
+  static final List<String> CLASSES =
       List.of(
           // In the order the beans need them: the client's builder, the session, the elections.
           "io.etcd.jetcd.ClientBuilder",
@@ -39,8 +39,11 @@ final class StartupWarmup implements BeanFactoryPostProcessor, DisposableBean {
           "dev.conch.etcd.EtcdSession",
           "dev.conch.etcd.LeaseKeeper",
           "dev.conch.FencedElection",
+          "dev.conch.ElectionLoop",
+          "dev.conch.LeadershipTerm",
           "dev.conch.ElectionOptions",
-          "dev.conch.etcd.EtcdLock",
+          "dev.conch.etcd.EtcdOffice",
+          "dev.conch.etcd.EtcdCampaign",
           "io.etcd.jetcd.options.GetOption",
           "io.etcd.jetcd.options.PutOption",
           "io.etcd.jetcd.options.WatchOption",

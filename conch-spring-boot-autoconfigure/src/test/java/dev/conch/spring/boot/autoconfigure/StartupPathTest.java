@@ -57,6 +57,15 @@ class StartupPathTest {
   }
 
   @Test
+  void everyClassTheWarmUpLoadsExists() {
+    // Named by strings (most are package-private): a rename must not leave the warm-up idle.
+    assertThat(StartupWarmup.CLASSES)
+        .allSatisfy(
+            name ->
+                assertThat(Class.forName(name, false, getClass().getClassLoader())).isNotNull());
+  }
+
+  @Test
   void theFirstUseBuildsTheClientOnceForEveryCaller() {
     DeferredEtcdClient client = deferred();
     try {
