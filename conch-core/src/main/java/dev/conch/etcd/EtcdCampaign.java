@@ -102,17 +102,21 @@ final class EtcdCampaign {
   }
 
   /**
-   * A request of this campaign, in the session's line ({@link InFlight}) and bounded by the call
-   * timeout from the moment it leaves; {@link #sentAt} says when that was.
+   * Asks etcd {@code call} ({@code what}, for errors) and runs {@code next} with its answer: in the
+   * session's line ({@link InFlight}), bounded by the call timeout from the moment it leaves;
+   * {@link #sentAt} says when that was.
    */
-  private <T> CompletableFuture<T> request(Supplier<CompletableFuture<T>> call, String what) {
-    return session
-        .requests()
-        .send(
-            () -> {
-              sentAt = session.ticker().nanoTime();
-              return within(call.get(), session.timeout(), what);
-            });
+  private <T> void askEtcd(String what, Supplier<CompletableFuture<T>> call, Consumer<T> next) {
+    ask(
+        () ->
+            session
+                .requests()
+                .send(
+                    () -> {
+                      sentAt = session.ticker().nanoTime();
+                      return within(call.get(), session.timeout(), what);
+                    }),
+        next);
   }
 
   /**
@@ -173,17 +177,15 @@ final class EtcdCampaign {
       fail(new ConchException("office '" + office + "': could not write a fresh candidate key"));
       return;
     }
-    ask(
+    askEtcd(
+        "campaign for office '" + office + "'",
         () ->
-            request(
-                () ->
-                    lock.kv()
-                        .txn()
-                        .If(createdAt(key, 0))
-                        .Then(Op.put(key, value, leased(lease)), Op.get(lock.keyPrefix(), FIRST))
-                        .Else(Op.get(key, GetOption.DEFAULT))
-                        .commit(),
-                "campaign for office '" + office + "'"),
+            lock.kv()
+                .txn()
+                .If(createdAt(key, 0))
+                .Then(Op.put(key, value, leased(lease)), Op.get(lock.keyPrefix(), FIRST))
+                .Else(Op.get(key, GetOption.DEFAULT))
+                .commit(),
         put -> {
           if (put.isSucceeded()) {
             long placed = put.getHeader().getRevision();
@@ -199,11 +201,9 @@ final class EtcdCampaign {
             return;
           }
           long stale = put.getGetResponses().get(0).getKvs().get(0).getCreateRevision();
-          ask(
-              () ->
-                  request(
-                      () -> lock.deleteWhen(key, createdAt(key, stale)),
-                      "removing an old key of office '" + office + "'"),
+          askEtcd(
+              "removing an old key of office '" + office + "'",
+              () -> lock.deleteWhen(key, createdAt(key, stale)),
               deleted -> put());
         });
   }
@@ -224,16 +224,14 @@ final class EtcdCampaign {
             .withMaxCreateRevision(rev - 1)
             .withLimit(1)
             .build();
-    ask(
+    askEtcd(
+        "reading the candidates of office '" + office + "'",
         () ->
-            request(
-                () ->
-                    lock.kv()
-                        .txn()
-                        .If(createdAt(key, rev))
-                        .Then(Op.get(lock.keyPrefix(), justAhead))
-                        .commit(),
-                "reading the candidates of office '" + office + "'"),
+            lock.kv()
+                .txn()
+                .If(createdAt(key, rev))
+                .Then(Op.get(lock.keyPrefix(), justAhead))
+                .commit(),
         look -> {
           if (!look.isSucceeded()) {
             throw new ConchException("office '" + office + "': own key vanished while campaigning");
