@@ -59,7 +59,8 @@ public interface FencedLock {
 
     /**
      * The {@link Ticker} time before which the store certainly cannot have given the office to
-     * anyone else (the local lease deadline D of DESIGN.md).
+     * anyone else: the local lease deadline D, the send time of the last acknowledged renewal plus
+     * the TTL granted.
      */
     long validUntil();
 

@@ -4,6 +4,7 @@ import dev.conch.chaos.SoakOptions.Fault;
 import dev.conch.chaos.SoakReport.FaultRecord;
 import dev.conch.test.EtcdCluster;
 import dev.conch.test.EtcdMember;
+import dev.conch.test.Etcdctl;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -34,8 +35,14 @@ import java.util.UUID;
  * and restarted), and supervisors with their own defaults unless {@code --ttl} or {@code
  * --kill-after-ms} is given. Exits 0 when every check holds, 1 when a safety check failed, 2 when a
  * soak of benign faults only was safe but lost a term.
+ *
+ * <p>Longer than most files here, on purpose: each fault is a few lines of injection and healing,
+ * and the faults read best side by side.
  */
 public final class ChaosSoak {
+
+  /** The keys of the soak's election (office {@code chaos}, the default prefix). */
+  private static final String ELECTION_PREFIX = "/conch/v1/elect/chaos/";
 
   private final SoakOptions options;
   private final Random random;
@@ -94,6 +101,9 @@ public final class ChaosSoak {
           candidates.add(candidate);
           candidate.start();
         }
+        // Faults start once every candidate is in line: a supervisor still starting when etcd
+        // goes away exits 69 at its first read, as documented, and would miss the whole run.
+        awaitEveryCandidateInLine(cluster, candidates.size(), Duration.ofSeconds(120));
         if (options.onlyBenign()) {
           // A steadiness soak counts losses of a term: the first term must have begun.
           awaitFirstTerm(Duration.ofSeconds(90));
@@ -247,6 +257,37 @@ public final class ChaosSoak {
   }
 
   /** Waits until some supervised command has started: the first term. */
+  private void awaitEveryCandidateInLine(EtcdCluster cluster, int count, Duration timeout)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      Etcdctl.Result keys =
+          Etcdctl.run(
+              cluster.endpoints(),
+              Duration.ofSeconds(10),
+              "get",
+              "--prefix",
+              "--keys-only",
+              ELECTION_PREFIX);
+      long inLine =
+          keys.succeeded() ? keys.stdout().lines().filter(line -> !line.isBlank()).count() : 0;
+      if (inLine >= count) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            inLine
+                + " of "
+                + count
+                + " candidates in line after "
+                + timeout
+                + ": see the supervisor logs in "
+                + dir);
+      }
+      Thread.sleep(200); // polling etcd with a deadline
+    }
+  }
+
   private void awaitFirstTerm(Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (Orphans.latestBeat(dir) < 0) {

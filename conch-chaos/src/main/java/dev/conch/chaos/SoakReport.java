@@ -20,6 +20,9 @@ import java.util.stream.Stream;
  * and the checks over them: safety (overlaps, token order, orphans, recovery time, availability)
  * and steadiness (terms per hour and needless losses: a term that ended while no disruptive fault
  * was under way). docs/chaos.md describes each check.
+ *
+ * <p>Longer than most files here, on purpose: every check reads the same intervals and faults, and
+ * the rendered report must stay next to what it renders.
  */
 final class SoakReport {
 

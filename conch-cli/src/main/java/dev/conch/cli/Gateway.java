@@ -29,6 +29,10 @@ import javax.net.ssl.SSLSocketFactory;
  *
  * <p>{@code java.net.http.HttpClient} was measured too: it costs several times the CPU of this
  * client to start (its selector thread, HTTP/2 machinery, futures), more than the read itself.
+ *
+ * <p>Longer than most files here, on purpose: a small HTTP client of its own (requests, the
+ * streaming watch, the few JSON shapes read with Jackson's streaming parser, errors, auth), so that
+ * a read starts no gRPC, Netty or Vert.x.
  */
 final class Gateway implements LeaderWatcher.Source {
 
