@@ -151,6 +151,10 @@ final class ElectionLoop {
 
   private void campaigned(CompletableFuture<Grant> done, Grant grant, Throwable error) {
     if (campaign != done) {
+      if (grant != null) {
+        // Won just as the loop gave the campaign up (a failed step): no term will hold it.
+        lock.release(grant);
+      }
       return;
     }
     campaign = null;
