@@ -57,23 +57,12 @@ final class PendingAction {
     if (!underWay.compareAndSet(false, true)) {
       return;
     }
-    CompletableFuture<?> future;
-    try {
-      future = call.get();
-    } catch (RuntimeException e) {
-      log.warn("{} failed: {}", what, EtcdCalls.describe(e));
-      done.run();
-      return;
-    }
-    future
-        .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
-        .whenComplete(
-            (result, error) -> {
+    attempt(timeout)
+        .thenAccept(
+            finished -> {
               underWay.set(false);
-              if (error == null || isNotFound(error)) {
+              if (finished) {
                 done.run();
-              } else {
-                log.debug("{} failed, will retry: {}", what, EtcdCalls.describe(error));
               }
             });
   }
