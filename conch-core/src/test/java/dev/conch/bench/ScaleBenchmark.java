@@ -18,6 +18,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 
 /**
  * What conch costs as offices and candidates grow, against a real single-member etcd on loopback:
@@ -88,14 +89,11 @@ public final class ScaleBenchmark {
         second.add(follower);
       }
       // Every follower campaigns and settles behind its leader before the idle count starts.
-      long settleBy = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
-      while (!second.stream().allMatch(e -> e.state() == State.FOLLOWING)) {
-        if (System.nanoTime() - settleBy > 0) {
-          throw new IllegalStateException("not every follower settled within 5 minutes");
-        }
-        TimeUnit.MILLISECONDS.sleep(100);
-      }
-      TimeUnit.SECONDS.sleep(2);
+      Awaitility.await("every follower settled")
+          .atMost(Duration.ofMinutes(5))
+          .pollInterval(Duration.ofMillis(100))
+          .until(() -> second.stream().allMatch(e -> e.state() == State.FOLLOWING));
+      TimeUnit.SECONDS.sleep(2); // then a renewal round, so that no campaign is in the count
       double before = requests(cluster);
       long idleStart = System.nanoTime();
       TimeUnit.NANOSECONDS.sleep(IDLE.toNanos());
