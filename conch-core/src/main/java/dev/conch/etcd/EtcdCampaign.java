@@ -194,7 +194,7 @@ final class EtcdCampaign {
             }
             List<KeyValue> first = put.getGetResponses().get(0).getKvs();
             if (!first.isEmpty() && first.get(0).getCreateRevision() == placed) {
-              won(new Read(placed, true, sentAt, placed));
+              won(new Read(placed, sentAt, placed));
             } else {
               look();
             }
@@ -239,7 +239,7 @@ final class EtcdCampaign {
           List<KeyValue> before = look.getGetResponses().get(0).getKvs();
           long revision = look.getHeader().getRevision();
           if (before.isEmpty()) {
-            won(new Read(rev, true, sentAt, revision));
+            won(new Read(rev, sentAt, revision));
             return;
           }
           KeyValue predecessor = before.get(0);
@@ -324,14 +324,13 @@ final class EtcdCampaign {
   }
 
   /**
-   * A read that placed or confirmed the candidate's key.
+   * The read that found no candidate ahead of the candidate's key: the win.
    *
    * @param rev the key's create revision
-   * @param first whether no candidate was ahead of it
    * @param sentAt the {@link dev.conch.Ticker} time the request was sent
    * @param revision the revision etcd answered at
    */
-  private record Read(long rev, boolean first, long sentAt, long revision) {}
+  private record Read(long rev, long sentAt, long revision) {}
 
   /**
    * Writes the time of the win into the holder value, without waiting: it is for people reading who
