@@ -106,7 +106,7 @@ public final class LocalOffices {
         return false;
       }
       if (queue.get(0) != chosen) {
-        end(office, LossReason.KEY_DELETED);
+        endFirst(office, LossReason.KEY_DELETED);
         queue.remove(chosen);
         chosen.holder = chosen.holder.at(++revision, chosen.holder.lease());
         queue.add(0, chosen);
@@ -124,14 +124,22 @@ public final class LocalOffices {
 
   private void end(String office, LossReason reason) {
     synchronized (monitor) {
-      first(office)
-          .ifPresent(
-              c -> {
-                queue(office).remove(c);
-                c.end(reason);
-              });
+      endFirst(office, reason);
     }
     settle(office);
+  }
+
+  /**
+   * Ends the first candidacy of {@code office}; the caller holds the monitor and settles the office
+   * once it is done with it, so that no candidate wins a queue that is still being changed.
+   */
+  private void endFirst(String office, LossReason reason) {
+    first(office)
+        .ifPresent(
+            c -> {
+              queue(office).remove(c);
+              c.end(reason);
+            });
   }
 
   /**
