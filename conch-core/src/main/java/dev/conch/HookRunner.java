@@ -32,7 +32,7 @@ final class HookRunner implements AutoCloseable {
       throw new RejectedExecutionException("hooks of " + name + " are closed");
     }
     Hook hook = new Hook(body);
-    SharedThreads.HOOKS.execute(() -> SharedThreads.runAs(name, hook.task));
+    SharedThreads.HOOKS.execute(() -> SharedThreads.runAs(name, hook::run));
     return hook;
   }
 
@@ -52,6 +52,7 @@ final class HookRunner implements AutoCloseable {
 
     final CompletableFuture<Void> done = new CompletableFuture<>();
     private final FutureTask<Void> task;
+    private Thread thread; // while the body runs; guarded by this
 
     private Hook(Body body) {
       this.task =
@@ -77,6 +78,29 @@ final class HookRunner implements AutoCloseable {
               }
             }
           };
+    }
+
+    private void run() {
+      synchronized (this) {
+        thread = Thread.currentThread();
+      }
+      try {
+        task.run();
+      } finally {
+        synchronized (this) {
+          thread = null;
+        }
+      }
+    }
+
+    /**
+     * Asks a running hook to return soon: interrupts it, and leaves what it returns or throws to
+     * {@link #done}. Once the body has returned, nothing is interrupted.
+     */
+    synchronized void interrupt() {
+      if (thread != null && !task.isDone()) {
+        thread.interrupt();
+      }
     }
 
     /** Gives up on a hook that overran or whose term ended: interrupts it and leaves it behind. */

@@ -22,6 +22,11 @@ import org.slf4j.LoggerFactory;
  * least every second: the ticker may be a test's). A step that throws, even an {@link Error}, ends
  * the term as {@link LossReason#CLOSED}; the lose hooks still run.
  *
+ * <p>A resign, transfer or close asked for while an acquire hook runs interrupts that hook and
+ * waits for it to return (within the hook timeout), so that its lose hook never runs beside it; if
+ * it was the last, the term is announced as leading before it ends. Only the store's news and the
+ * deadline give a running hook up at once.
+ *
  * <p>Longer than most files here, on purpose: the phases of a term (acquire, hold, lose) share one
  * timer, one running hook and one rule for a step that throws, and read best in order.
  */
@@ -68,6 +73,7 @@ final class LeadershipTerm implements Leadership.Validity {
   // Confined to the loop.
   private Phase phase = Phase.ACQUIRING;
   private HookRunner.Hook running;
+  private boolean interrupted; // the running acquire hook was asked to return
   private long hookStartedAt;
   private boolean warned;
   private int next;
@@ -151,17 +157,24 @@ final class LeadershipTerm implements Leadership.Validity {
   private void look() {
     switch (phase) {
       case ACQUIRING -> {
-        LossReason end = endReason();
-        if (end != null) {
-          log.warn("office {}: leadership ended ({}) while acquire hooks ran", office(), end);
-          lose(end);
+        LossReason facts = endReason(null);
+        LossReason asked = requested.get();
+        if (facts != null) {
+          log.warn("office {}: leadership ended ({}) while acquire hooks ran", office(), facts);
+          lose(facts);
         } else if (ticker.nanoTime() - (hookStartedAt + hookTimeout) >= 0) {
           log.warn(
               "office {}: acquire hook timed out after {}; stepping down",
               office(),
               Durations.format(java.time.Duration.ofNanos(hookTimeout)));
-          lose(endReason(LossReason.ACQUIRE_FAILED));
+          lose(endReason(asked != null ? asked : LossReason.ACQUIRE_FAILED));
         } else {
+          if (asked != null && !interrupted) {
+            // Asked to step down: the hook is told to return, and awaited (within its timeout), so
+            // that its lose hook never runs beside it and a term whose hooks all returned counts.
+            interrupted = true;
+            running.interrupt();
+          }
           arm(Math.min(untilLossLead(), hookStartedAt + hookTimeout - ticker.nanoTime()));
         }
       }
@@ -179,7 +192,10 @@ final class LeadershipTerm implements Leadership.Validity {
   }
 
   private void acquireNext() {
-    LossReason end = endReason();
+    // A term whose hooks all returned did lead (its work may have run already): a resign asked
+    // for meanwhile ends it after it is announced. Before that, a resign starts no further hook.
+    boolean allReturned = next > 0 && next == handlers.size();
+    LossReason end = allReturned ? endReason(null) : endReason();
     if (end != null) {
       if (next == 0) {
         // Over before it began (a process frozen since the win): nothing is started at all.
@@ -191,13 +207,6 @@ final class LeadershipTerm implements Leadership.Validity {
       return;
     }
     if (next == handlers.size()) {
-      // Whether the term still holds, from the facts alone: a term whose hooks all passed did lead
-      // (its work may have run already), so a resign asked for meanwhile ends it after it began.
-      LossReason facts = endReason(null);
-      if (facts != null) {
-        lose(facts);
-        return;
-      }
       phase = Phase.HOLDING;
       outcome.leading(this);
       look();
@@ -215,6 +224,7 @@ final class LeadershipTerm implements Leadership.Validity {
     // Its lose hook runs whatever became of the acquire: what it began must be stopped.
     started.add(handler);
     running = hook;
+    interrupted = false;
     hookStartedAt = ticker.nanoTime();
     hook.done.whenComplete((ok, error) -> loop.execute(() -> acquired(hook, error)));
     look();
@@ -227,7 +237,12 @@ final class LeadershipTerm implements Leadership.Validity {
             return; // given up already
           }
           running = null;
-          if (error != null) {
+          LossReason asked = requested.get();
+          if (error != null && asked != null) {
+            // Most likely the interrupt that asked it to return.
+            log.warn("office {}: leadership ended ({}) while acquire hooks ran", office(), asked);
+            lose(endReason(asked));
+          } else if (error != null) {
             log.warn("office {}: acquire hook failed; stepping down", office(), error);
             // Facts first: a hook that failed as the deadline passed is a loss a successor may see.
             lose(endReason(LossReason.ACQUIRE_FAILED));

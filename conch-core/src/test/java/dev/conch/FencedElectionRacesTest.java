@@ -106,6 +106,76 @@ class FencedElectionRacesTest {
   }
 
   @Test
+  void resignAskedForAsTheLastAcquireHookReturnsStillAnnouncesTheTerm() throws Exception {
+    // A runner's child that exits at once: its resign is asked for before the hook that started
+    // it has returned. The work did run under a valid term, so Leading is announced, then Resigned.
+    List<ElectionEvent> events = new CopyOnWriteArrayList<>();
+    election.addListener(events::add);
+    Thread resigner = new Thread(election::resign, "resigner");
+    election.addHandler(
+        new LeadershipHandler() {
+          @Override
+          public void acquired(Leadership leadership) {
+            resigner.start();
+            // Deaf to interrupts, like code that has already started its work.
+            while (((FencedElection) election).requested() == null) {
+              Thread.onSpinWait();
+            }
+          }
+        });
+    lock.campaignsAllowed = 1;
+    election.start();
+
+    await()
+        .atMost(WAIT)
+        .until(() -> events.stream().anyMatch(ElectionEvent.Resigned.class::isInstance));
+    assertThat(events)
+        .filteredOn(e -> e instanceof ElectionEvent.Leading || e instanceof ElectionEvent.Resigned)
+        .extracting(e -> e.getClass().getSimpleName())
+        .containsExactly("Leading", "Resigned");
+    resigner.join(WAIT.toMillis());
+  }
+
+  @Test
+  void resignWhileAnAcquireHookRunsInterruptsItAndItsLoseHookWaitsForIt() throws Exception {
+    List<String> hooks = new CopyOnWriteArrayList<>();
+    AtomicBoolean acquireRunning = new AtomicBoolean();
+    election.addHandler(
+        new LeadershipHandler() {
+          @Override
+          public void acquired(Leadership leadership) throws InterruptedException {
+            acquireRunning.set(true);
+            hooks.add("acquiring");
+            try {
+              Thread.sleep(Long.MAX_VALUE);
+            } catch (InterruptedException e) {
+              hooks.add("interrupted");
+              Thread.sleep(200); // cleaning up what it began, deaf to a second interrupt
+              throw e;
+            } finally {
+              acquireRunning.set(false);
+            }
+          }
+
+          @Override
+          public void lost(Leadership leadership, LossReason reason) {
+            hooks.add("lost:" + reason + (acquireRunning.get() ? " beside its acquire" : ""));
+          }
+        });
+    List<ElectionEvent> events = new CopyOnWriteArrayList<>();
+    election.addListener(events::add);
+    lock.campaignsAllowed = 1;
+    election.start();
+    await().atMost(WAIT).until(() -> hooks.contains("acquiring"));
+
+    election.resign();
+
+    assertThat(hooks).containsExactly("acquiring", "interrupted", "lost:RESIGNED");
+    assertThat(events).noneMatch(ElectionEvent.Leading.class::isInstance);
+    assertThat(election.state()).isEqualTo(State.RESIGNED);
+  }
+
+  @Test
   void errorInsideTheTermEndsItReleasesTheGrantAndRunsTheLoseHooks() throws Exception {
     EventLog log = leading();
 
