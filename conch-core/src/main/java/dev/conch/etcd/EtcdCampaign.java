@@ -285,10 +285,13 @@ final class EtcdCampaign {
 
   private void won(Read won) {
     Holder holder = self.since(session.options().clock().instant()).at(won.rev, lease.id);
-    writeSince(key, holder, lease);
     EtcdGrant grant =
         new EtcdGrant(session, office, key, holder, lease, changed, won.sentAt, won.revision);
-    if (!result.complete(grant)) {
+    if (result.complete(grant)) {
+      // After: the term starts without waiting for them.
+      grant.watch();
+      writeSince(key, holder, lease);
+    } else {
       lock.release(grant); // cancelled as it won
     }
   }

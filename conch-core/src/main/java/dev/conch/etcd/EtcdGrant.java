@@ -33,6 +33,7 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
   private final Runnable changed;
   private final Runnable unhold;
   private final Runnable unlisten;
+  private final long confirmRevision;
 
   // Guarded by this.
   private Watch.Watcher watcher;
@@ -59,7 +60,7 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
     this.lease = lease;
     this.changed = changed;
     this.confirmedUntil = confirmSentAt + lease.ttlNanos;
-    watchFrom(confirmRevision + 1);
+    this.confirmRevision = confirmRevision;
     this.unhold = session.keeper().hold(this);
     this.unlisten = session.listen(changed);
   }
@@ -67,6 +68,15 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
   @Override
   public long rev() {
     return holder.rev();
+  }
+
+  /**
+   * Starts watching the key from the revision that confirmed the win. Called once the term has been
+   * handed on, so that setting up the watch does not delay it: a deletion meanwhile is still seen,
+   * since the watch starts from that revision.
+   */
+  void watch() {
+    watchFrom(confirmRevision + 1);
   }
 
   /** Replaces the watcher by one from {@code revision}; callbacks of the old one are ignored. */

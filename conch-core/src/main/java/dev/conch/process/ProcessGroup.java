@@ -46,6 +46,9 @@ final class ProcessGroup {
 
   private final Optional<Watchdog> watchdog;
 
+  /** Seen empty once: a group with no member left cannot gain one, so it is not read again. */
+  private volatile boolean gone;
+
   private ProcessGroup(
       String name,
       Process process,
@@ -126,9 +129,20 @@ final class ProcessGroup {
     return killAfter;
   }
 
-  /** Whether nothing of the group runs any more: the command is reaped and no member is left. */
+  /**
+   * Whether nothing of the group runs any more: the command is reaped and no member is left. While
+   * the command itself runs that is known at once; after, /proc is read until the group is seen
+   * empty.
+   */
   boolean isEmpty() {
-    return running().isEmpty();
+    if (gone) {
+      return true;
+    }
+    if (process.isAlive()) {
+      return false;
+    }
+    gone = running().isEmpty();
+    return gone;
   }
 
   /**
@@ -158,13 +172,13 @@ final class ProcessGroup {
   void terminate(Duration killAfter) {
     boolean interrupted = Thread.interrupted();
     try {
-      if (settled()) {
+      if (isEmpty()) {
         return;
       }
       if (!killAfter.isZero() && !interrupted) {
         signalAll("TERM");
         long deadline = System.nanoTime() + killAfter.toNanos();
-        while (!settled()) {
+        while (!isEmpty()) {
           long left = deadline - System.nanoTime();
           if (left <= 0) {
             log.warn(
@@ -180,7 +194,7 @@ final class ProcessGroup {
             break;
           }
         }
-        if (settled()) {
+        if (isEmpty()) {
           return;
         }
       }
@@ -203,14 +217,6 @@ final class ProcessGroup {
         Thread.currentThread().interrupt();
       }
     }
-  }
-
-  /**
-   * Whether nothing of the group runs. While the command itself runs that is known without reading
-   * /proc, which a stop would otherwise read twice on every poll.
-   */
-  private boolean settled() {
-    return !process.isAlive() && isEmpty();
   }
 
   /** SIGKILL to everything at once: for a hook given up mid-way. */

@@ -1,9 +1,8 @@
 package dev.conch.process;
 
 import java.io.File;
+import java.io.FileInputStream;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -33,6 +32,10 @@ final class ProcessGroups {
   private static final Duration KILL_COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
   private static final Path PROC = Paths.get("/proc");
+
+  /** Enough of a stat line for the fields read: the command name in it is at most 16 bytes. */
+  private static final int STAT_BYTES = 512;
+
   private static final Optional<Path> SETSID = find("setsid");
   private static final Optional<Path> KILL = find("kill");
   private static final boolean PROC_READABLE = Files.isReadable(PROC.resolve("self/stat"));
@@ -106,18 +109,27 @@ final class ProcessGroups {
     }
   }
 
-  /** The processes of group {@code pgid} that still run (zombies excluded), read from /proc. */
+  /**
+   * The processes of group {@code pgid} that still run (zombies excluded), read from /proc. With
+   * plain streams and a byte buffer: a stop reads it once after the command exits, in a JVM that
+   * has not run this before, and NIO's file reads cost several times as much there.
+   */
   static Set<Long> members(long pgid) {
     Set<Long> found = new HashSet<>();
-    try (DirectoryStream<Path> entries = Files.newDirectoryStream(PROC, "[0-9]*")) {
-      for (Path entry : entries) {
-        Stat stat = stat(entry);
-        if (stat != null && stat.pgrp == pgid && stat.running()) {
-          found.add(stat.pid);
-        }
+    String[] entries = PROC.toFile().list();
+    if (entries == null) {
+      log.debug("could not list /proc");
+      return found;
+    }
+    byte[] buffer = new byte[STAT_BYTES];
+    for (String entry : entries) {
+      if (entry.isEmpty() || entry.charAt(0) < '0' || entry.charAt(0) > '9') {
+        continue;
       }
-    } catch (IOException e) {
-      log.debug("could not list /proc: {}", e.toString());
+      Stat stat = stat(entry, buffer);
+      if (stat != null && stat.pgrp == pgid && stat.running()) {
+        found.add(stat.pid);
+      }
     }
     return found;
   }
@@ -130,13 +142,13 @@ final class ProcessGroups {
     if (!hasProc()) {
       return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
     }
-    Stat stat = stat(PROC.resolve(Long.toString(pid)));
+    Stat stat = stat(Long.toString(pid), new byte[STAT_BYTES]);
     return stat != null && stat.running();
   }
 
   /** The process group of {@code pid}, or -1 when it is gone or /proc cannot tell. */
   static long groupOf(long pid) {
-    Stat stat = stat(PROC.resolve(Long.toString(pid)));
+    Stat stat = stat(Long.toString(pid), new byte[STAT_BYTES]);
     return stat == null ? -1 : stat.pgrp;
   }
 
@@ -190,17 +202,41 @@ final class ProcessGroups {
     }
   }
 
-  private static Stat stat(Path dir) {
-    try {
-      String text = Files.readString(dir.resolve("stat"), StandardCharsets.UTF_8);
-      // The command name may hold spaces and parentheses: the fields start after the last ')'.
-      int close = text.lastIndexOf(')');
-      String[] fields = text.substring(close + 2).split(" ");
-      long pid = Long.parseLong(text.substring(0, text.indexOf(' ')));
-      return new Stat(pid, fields[0].charAt(0), Long.parseLong(fields[2]));
-    } catch (IOException | RuntimeException e) {
+  /**
+   * The pid, state and process group in {@code /proc/<pid>/stat}: "pid (comm) state ppid pgrp ...".
+   * The command name may hold spaces and parentheses, so the fields start after the last ')'.
+   */
+  private static Stat stat(String pid, byte[] buffer) {
+    int length = 0;
+    try (FileInputStream in = new FileInputStream("/proc/" + pid + "/stat")) {
+      int read;
+      while (length < buffer.length
+          && (read = in.read(buffer, length, buffer.length - length)) > 0) {
+        length += read;
+      }
+    } catch (IOException e) {
       return null; // gone while we looked, or not ours to read
     }
+    int close = length - 1;
+    while (close >= 0 && buffer[close] != ')') {
+      close--;
+    }
+    int state = close + 2;
+    int ppid = state + 2;
+    int pgrp = ppid;
+    while (pgrp < length && buffer[pgrp] != ' ') {
+      pgrp++;
+    }
+    pgrp++;
+    long group = 0;
+    int at = pgrp;
+    while (at < length && buffer[at] >= '0' && buffer[at] <= '9') {
+      group = group * 10 + (buffer[at++] - '0');
+    }
+    if (close < 0 || at == pgrp || at >= length) {
+      return null; // not the layout this reads: treated as gone
+    }
+    return new Stat(Long.parseLong(pid), (char) buffer[state], group);
   }
 
   private static Optional<Path> find(String name) {

@@ -63,6 +63,27 @@ class ProcessGroupTest {
   }
 
   @Test
+  void membersAreFoundWhateverTheirNameAndAGroupWhoseLeaderExitedIsStillStopped() throws Exception {
+    // A member named "x) (y z", which /proc/<pid>/stat shows as "pid (x) (y z) S ...": the command
+    // exits at once and leaves it behind in its group.
+    Path odd = dir.resolve("x) (y z");
+    java.nio.file.Files.createSymbolicLink(odd, Path.of("/bin/sleep"));
+    ProcessGroup started = start(sh("\"$T/x) (y z\" 1000 & echo $! > \"$T/member\"; exit 0"));
+    long member = files.awaitPid("member");
+    await().atMost(WAIT).until(() -> !started.process().isAlive());
+
+    assertThat(ProcessGroups.members(started.pid())).containsExactly(member);
+    assertThat(ProcessGroups.groupOf(member)).isEqualTo(started.pid());
+    assertThat(started.isEmpty()).isFalse();
+
+    started.terminate(Duration.ofSeconds(1));
+
+    assertThat(running(member)).isFalse();
+    assertThat(started.isEmpty()).isTrue();
+    assertThat(ProcessGroups.members(started.pid())).isEmpty();
+  }
+
+  @Test
   void terminateStopsTheCommandAndItsGrandchildren() throws Exception {
     ProcessGroup started = start(sh("sleep 1000 & echo $! > \"$T/grandchild\"; wait"));
     long grandchild = files.awaitPid("grandchild");
