@@ -3,6 +3,7 @@ package dev.conch;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * One candidate in the election for one office.
@@ -62,6 +63,29 @@ public interface Election extends AutoCloseable {
    * timeouts.
    */
   void resign();
+
+  /**
+   * {@link #resign()} without waiting: the future completes when it would have returned (lose hooks
+   * run, key released). For leaving many offices at once; a candidate that is not in the election
+   * gets a completed future.
+   */
+  default CompletableFuture<Void> resignAsync() {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    Thread thread =
+        new Thread(
+            () -> {
+              try {
+                resign();
+                done.complete(null);
+              } catch (RuntimeException | Error e) {
+                done.completeExceptionally(e);
+              }
+            },
+            "conch-resign-" + office());
+    thread.setDaemon(true);
+    thread.start();
+    return done;
+  }
 
   /**
    * Hands the office over: stops leading and campaigns again at the back of the queue. Returns when

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -45,6 +46,9 @@ public final class FencedElection implements Election {
   // Guarded by monitor.
   private Command command = Command.RUN;
   private boolean running;
+
+  // Guarded by monitor: completes when the loop has left the election it joined last.
+  private CompletableFuture<Void> finished = CompletableFuture.completedFuture(null);
   private boolean closed;
 
   private volatile State state = State.JOINED;
@@ -80,6 +84,8 @@ public final class FencedElection implements Election {
   @Override
   public void start() {
     synchronized (lifecycle) {
+      // A resign still under way (resignAsync) ends first, as a blocking one would have.
+      awaitLoop(() -> !running || command == Command.RUN, stopBound());
       synchronized (monitor) {
         if (closed) {
           throw new ElectionClosedException(office());
@@ -88,6 +94,7 @@ public final class FencedElection implements Election {
           return;
         }
         running = true;
+        finished = new CompletableFuture<>();
         command = Command.RUN;
       }
       loop.execute(loop::begin);
@@ -197,16 +204,33 @@ public final class FencedElection implements Election {
     }
   }
 
+  /**
+   * Leaves the election without waiting: one loop step, no thread, so that a process can leave many
+   * offices at once.
+   */
+  @Override
+  public CompletableFuture<Void> resignAsync() {
+    return ask(Command.RESIGN).copy();
+  }
+
+  /** Asks the loop to leave the election; the future completes when it has. */
+  private CompletableFuture<Void> ask(Command how) {
+    CompletableFuture<Void> left;
+    synchronized (monitor) {
+      if (!running) {
+        return CompletableFuture.completedFuture(null);
+      }
+      command = how;
+      left = finished;
+      monitor.notifyAll();
+    }
+    loop.execute(loop::commanded);
+    return left;
+  }
+
   private void stop(Command how) {
     synchronized (lifecycle) {
-      synchronized (monitor) {
-        if (!running) {
-          return;
-        }
-        command = how;
-        monitor.notifyAll();
-      }
-      loop.execute(loop::commanded);
+      ask(how);
       awaitLoop(() -> !running, stopBound());
       synchronized (monitor) {
         if (running) {
@@ -299,9 +323,12 @@ public final class FencedElection implements Election {
 
   /** The loop left the election: a start may join again. */
   void loopFinished() {
+    CompletableFuture<Void> left;
     synchronized (monitor) {
       running = false;
+      left = finished;
       monitor.notifyAll();
     }
+    left.complete(null);
   }
 }

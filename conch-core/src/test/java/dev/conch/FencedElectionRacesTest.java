@@ -176,6 +176,30 @@ class FencedElectionRacesTest {
   }
 
   @Test
+  void resignAsyncLeavesOnTheLoopAndCompletesOnceReleased() throws Exception {
+    EventLog log = leading();
+    java.util.concurrent.CompletableFuture<Void> left = election.resignAsync();
+
+    left.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    assertThat(lock.released.get()).isEqualTo(1);
+    assertThat(log.hooks()).containsExactly("acquired", "lost:RESIGNED");
+    assertThat(election.state()).isEqualTo(State.RESIGNED);
+    assertThat(election.resignAsync()).isCompleted(); // not in the election: nothing to wait for
+  }
+
+  @Test
+  void startRightAfterResignAsyncJoinsAgainOnceTheResignationIsDone() throws Exception {
+    EventLog log = leading();
+
+    election.resignAsync();
+    election.start();
+
+    assertThat(election.awaitLeadership(WAIT)).isTrue();
+    assertThat(log.hooks()).containsExactly("acquired", "lost:RESIGNED", "acquired");
+    assertThat(lock.campaigns.get()).isEqualTo(2);
+  }
+
+  @Test
   void errorInsideTheTermEndsItReleasesTheGrantAndRunsTheLoseHooks() throws Exception {
     EventLog log = leading();
 

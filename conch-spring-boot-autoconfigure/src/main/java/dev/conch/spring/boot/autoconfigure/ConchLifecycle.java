@@ -10,7 +10,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -234,9 +236,9 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
   }
 
   /**
-   * Resigns from every office, all at once, each on a thread of its own; calls back when every
-   * resignation has reached the listeners. The context waits for the callback at most {@code
-   * spring.lifecycle.timeout-per-shutdown-phase}.
+   * Resigns from every office, all at once and without a thread of its own ({@link
+   * Election#resignAsync()}); calls back when every resignation has reached the listeners. The
+   * context waits for the callback at most {@code spring.lifecycle.timeout-per-shutdown-phase}.
    */
   @Override
   public synchronized void stop(Runnable callback) {
@@ -245,32 +247,41 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
       return;
     }
     this.running = false;
-    Map<String, Runnable> resignations = new LinkedHashMap<>();
+    List<CompletableFuture<Void>> resignations = new ArrayList<>();
     for (Election election : this.elections.all()) {
-      resignations.put("conch-resign-" + election.office(), () -> resign(election));
+      resignations.add(resign(election));
     }
-    this.stops.run(resignations, callback);
+    this.stops.track(
+        CompletableFuture.allOf(resignations.toArray(CompletableFuture[]::new)), callback);
   }
 
-  private void resign(Election election) {
+  private CompletableFuture<Void> resign(Election election) {
     ElectionEventPublisher publisher = this.publishers.get(election);
     long before = (publisher != null) ? publisher.resignations() : 0;
     boolean joined = election.state() != State.RESIGNED && election.state() != State.CLOSED;
-    election.resign();
-    if (publisher != null && joined) {
-      awaitDelivery(publisher, before, election);
-    }
-  }
-
-  private static void awaitDelivery(
-      ElectionEventPublisher publisher, long before, Election election) {
+    CompletableFuture<Void> left;
     try {
-      if (!publisher.awaitResignation(before, DELIVERY_TIMEOUT)) {
-        logger.debug("Resignation from " + election.office() + " not delivered in time");
-      }
-    } catch (InterruptedException ex) {
-      Thread.currentThread().interrupt();
+      left = election.resignAsync();
+    } catch (RuntimeException ex) {
+      logger.warn("Resigning from " + election.office() + " failed", ex);
+      return CompletableFuture.completedFuture(null);
     }
+    CompletableFuture<Void> done =
+        left.handle(
+            (ok, error) -> {
+              if (error != null) {
+                logger.warn("Resigning from " + election.office() + " failed", error);
+              }
+              return null;
+            });
+    if (publisher == null || !joined) {
+      return done;
+    }
+    return done.thenCompose(
+        (ok) ->
+            publisher
+                .resignationAfter(before)
+                .completeOnTimeout(null, DELIVERY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
   }
 
   @Override

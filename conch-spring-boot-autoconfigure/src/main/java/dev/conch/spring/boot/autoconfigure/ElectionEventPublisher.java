@@ -7,8 +7,9 @@ import dev.conch.Holder;
 import dev.conch.Leadership;
 import dev.conch.LeadershipHandler;
 import dev.conch.LossReason;
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -37,6 +38,9 @@ final class ElectionEventPublisher implements ElectionListener, LeadershipHandle
   // Guarded by monitor.
   private long resignations;
 
+  // Guarded by monitor: shutdowns waiting for a resignation to be published.
+  private final List<Waiter> waiting = new ArrayList<>();
+
   ElectionEventPublisher(Election election, ApplicationEventPublisher publisher) {
     this.election = election;
     this.publisher = publisher;
@@ -55,10 +59,19 @@ final class ElectionEventPublisher implements ElectionListener, LeadershipHandle
     }
     publish(event);
     if (event instanceof ElectionEvent.Resigned) {
+      List<CompletableFuture<Void>> heard = new ArrayList<>();
       synchronized (this.monitor) {
         this.resignations++;
-        this.monitor.notifyAll();
+        this.waiting.removeIf(
+            (waiter) -> {
+              if (waiter.before() < this.resignations) {
+                heard.add(waiter.published());
+                return true;
+              }
+              return false;
+            });
       }
+      heard.forEach((published) -> published.complete(null));
     }
   }
 
@@ -70,22 +83,21 @@ final class ElectionEventPublisher implements ElectionListener, LeadershipHandle
   }
 
   /**
-   * Waits, at most {@code timeout}, until more than {@code before} resignations were published: on
-   * shutdown, listeners hear of the resignation while the context can still deliver it.
+   * Completes once more than {@code before} resignations were published: on shutdown, listeners
+   * hear of the resignation while the context can still deliver it.
    */
-  boolean awaitResignation(long before, Duration timeout) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
+  CompletableFuture<Void> resignationAfter(long before) {
     synchronized (this.monitor) {
-      while (this.resignations <= before) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          return false;
-        }
-        TimeUnit.NANOSECONDS.timedWait(this.monitor, left);
+      if (this.resignations > before) {
+        return CompletableFuture.completedFuture(null);
       }
-      return true;
+      Waiter waiter = new Waiter(before, new CompletableFuture<>());
+      this.waiting.add(waiter);
+      return waiter.published();
     }
   }
+
+  private record Waiter(long before, CompletableFuture<Void> published) {}
 
   private @Nullable LeadershipEvent toLeadershipEvent(ElectionEvent event) {
     if (event instanceof ElectionEvent.Leading leading) {

@@ -1,6 +1,7 @@
 package dev.conch.spring.boot.autoconfigure;
 
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -8,10 +9,11 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * The asynchronous stops of a {@code SmartLifecycle}: each task on a named thread of its own, all
- * of them in parallel, and the lifecycle processor's callback once every one has ended. The
- * processor waits for the callback at most {@code spring.lifecycle.timeout-per-shutdown-phase}; a
- * stop that takes longer goes on, and a later start waits for it.
+ * The asynchronous stops of a {@code SmartLifecycle}: futures that complete by themselves, or tasks
+ * each on a named thread of its own, all of them in parallel, and the lifecycle processor's
+ * callback once every one has ended. The processor waits for the callback at most {@code
+ * spring.lifecycle.timeout-per-shutdown-phase}; a stop that takes longer goes on, and a later start
+ * waits for it.
  */
 final class Stops {
 
@@ -60,6 +62,21 @@ final class Stops {
           // Never holds the JVM up: the shutdown phase's timeout is the bound the user chose.
           thread.setDaemon(true);
           thread.start();
+        });
+  }
+
+  /** Counts {@code work} as a stop under way until it completes, then calls {@code callback}. */
+  void track(CompletableFuture<?> work, Runnable callback) {
+    synchronized (this.monitor) {
+      this.running++;
+    }
+    work.whenComplete(
+        (ok, error) -> {
+          synchronized (this.monitor) {
+            this.running--;
+            this.monitor.notifyAll();
+          }
+          callback.run();
         });
   }
 

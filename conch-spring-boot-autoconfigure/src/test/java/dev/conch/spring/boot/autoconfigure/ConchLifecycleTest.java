@@ -76,6 +76,21 @@ class ConchLifecycleTest {
             });
   }
 
+  @Test
+  void resigningTakesNoThreadPerOffice() {
+    this.contextRunner
+        .withBean(ThreadsSeenByLoseHooks.class)
+        .run(
+            context -> {
+              ThreadsSeenByLoseHooks hooks = context.getBean(ThreadsSeenByLoseHooks.class);
+              awaitLeading(context.getBean(Elections.class).all());
+              context.close();
+              // A resignation used to block a thread of its own ("conch-resign-<office>") until
+              // the lose hooks had run; with a thousand offices, that was a thousand threads.
+              assertThat(hooks.seen).containsExactlyInAnyOrder("web: []", "billing: []");
+            });
+  }
+
   private static void awaitLeading(List<Election> elections) {
     assertThat(elections).hasSize(2);
     await().atMost(WAIT).until(() -> elections.stream().allMatch(Election::isLeader));
@@ -111,6 +126,33 @@ class ConchLifecycleTest {
       } catch (InterruptedException ex) {
         Thread.currentThread().interrupt();
       }
+    }
+  }
+
+  /** Lose hooks that record the resigning threads alive while they run. */
+  static class ThreadsSeenByLoseHooks {
+
+    final List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    @OnLeadership(on = Transition.LOST)
+    void web() {
+      record("web");
+    }
+
+    @OnLeadership(office = "billing", on = Transition.LOST)
+    void billing() {
+      record("billing");
+    }
+
+    private void record(String office) {
+      this.seen.add(
+          office
+              + ": "
+              + Thread.getAllStackTraces().keySet().stream()
+                  .map(Thread::getName)
+                  .filter(name -> name.startsWith("conch-resign"))
+                  .sorted()
+                  .toList());
     }
   }
 
