@@ -93,7 +93,15 @@ final class ElectionEventPublisher implements ElectionListener, LeadershipHandle
       }
       Waiter waiter = new Waiter(before, new CompletableFuture<>());
       this.waiting.add(waiter);
+      // Completed otherwise (a caller's timeout): no longer waiting.
+      waiter.published().whenComplete((ok, error) -> forget(waiter));
       return waiter.published();
+    }
+  }
+
+  private void forget(Waiter waiter) {
+    synchronized (this.monitor) {
+      this.waiting.remove(waiter);
     }
   }
 
