@@ -1,0 +1,196 @@
+package dev.conch.etcd;
+
+import dev.conch.Durations;
+import dev.conch.ElectionOptions;
+import dev.conch.InvalidArgumentException;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * What the settings of one office promise in time, derived from the code that keeps them rather
+ * than left for the user to work out: the longest etcd outage a leader rides out, the worst crash
+ * fail-over and graceful hand-over, how late a lose hook may end, and the longest pause of this
+ * process after which no work of the old term still runs. Nothing here asks etcd; {@code conch
+ * elect --explain} prints it, a Spring application logs it once per office and its {@code conch}
+ * endpoint shows it. The derivation of each figure is in the repository's {@code docs/core.md}.
+ *
+ * <p>D is the send time of the last acknowledged renewal plus the TTL: etcd cannot expire the lease
+ * before D, so after a lost lease a successor starts at D at the earliest. Offsets relative to D
+ * are signed: {@code -1s} is a second before D. Round trips to etcd (a few, tens of milliseconds on
+ * a LAN) come on top of the fail-over and hand-over figures.
+ *
+ * @param ttl the lease TTL
+ * @param lossLead how long before D leadership is dropped: stop timeout plus safety margin
+ * @param renewInterval how often the lease is renewed while all is well ({@link RenewalBudget})
+ * @param attemptTimeout how long one renewal attempt may take before the next one starts
+ * @param outageRiddenOut the longest etcd outage (stall, lost requests, an etcd leader election)
+ *     that costs no leadership, whenever in the renewal cycle it begins: {@code W - renewInterval}
+ *     with {@code W = ttl - lossLead}
+ * @param crashFailover the longest an office stays without a leader after its holder's process dies
+ *     while etcd is healthy: the whole TTL left after a renewal, plus etcd's expiry scan
+ * @param gracefulHandover the longest a resign or shutdown takes before the successor can win: the
+ *     lose side's stop (per lose hook for an election's own hooks)
+ * @param loseHookEnd the latest a lose hook (the runner's {@code --on-lose}) may still run,
+ *     relative to D, after a loss at the deadline; any time after D it may overlap a successor
+ * @param fencedOnlyPause the longest freeze of this process (GC pause, SIGSTOP, a suspended VM)
+ *     after which its work is still stopped before D minus the safety margin; after a longer one
+ *     the work may overlap a successor's and only the fencing token protects
+ * @param runner whether these are a runner's figures (a command, SIGTERM then SIGKILL), else an
+ *     election's own hooks
+ */
+public record TimingBudget(
+    Duration ttl,
+    Duration lossLead,
+    Duration renewInterval,
+    Duration attemptTimeout,
+    Duration outageRiddenOut,
+    Duration crashFailover,
+    Duration gracefulHandover,
+    Duration loseHookEnd,
+    Duration fencedOnlyPause,
+    boolean runner) {
+
+  /**
+   * How often etcd looks for expired leases ({@code lessor.go}, {@code revokeExpiredLeases}): an
+   * expired lease is revoked up to this long after it expired.
+   */
+  public static final Duration EXPIRY_SCAN = Duration.ofMillis(500);
+
+  /** Checks that every figure is there. */
+  public TimingBudget {
+    Objects.requireNonNull(ttl, "ttl");
+    Objects.requireNonNull(lossLead, "lossLead");
+    Objects.requireNonNull(renewInterval, "renewInterval");
+    Objects.requireNonNull(attemptTimeout, "attemptTimeout");
+    Objects.requireNonNull(outageRiddenOut, "outageRiddenOut");
+    Objects.requireNonNull(crashFailover, "crashFailover");
+    Objects.requireNonNull(gracefulHandover, "gracefulHandover");
+    Objects.requireNonNull(loseHookEnd, "loseHookEnd");
+    Objects.requireNonNull(fencedOnlyPause, "fencedOnlyPause");
+  }
+
+  /**
+   * The figures of an election whose work is stopped by its own lose hooks ({@code @OnLeadership},
+   * a {@code LeadershipHandler}).
+   *
+   * @throws InvalidArgumentException ({@code stop-timeout}) when the loss lead leaves too little of
+   *     the TTL to renew in, as {@link EtcdSession#election} would
+   */
+  public static TimingBudget of(SessionOptions session, ElectionOptions election) {
+    RenewalBudget renewal = renewal(session, election);
+    Duration ttl = session.ttl();
+    Duration lossLead = election.lossLead();
+    // The hooks start when the term ends, at D - loss lead, and are given up after the hook
+    // timeout. The last acknowledged renewal may have gone out one interval before a freeze, and a
+    // process must wake by D - loss lead for its hooks to get their whole stop timeout.
+    return new TimingBudget(
+        ttl,
+        lossLead,
+        renewal.interval(),
+        renewal.attemptTimeout(),
+        ttl.minus(lossLead).minus(renewal.interval()),
+        ttl.plus(EXPIRY_SCAN),
+        election.hookTimeout(),
+        election.hookTimeout().minus(lossLead),
+        ttl.minus(renewal.interval()).minus(lossLead),
+        false);
+  }
+
+  /**
+   * The figures of a runner ({@code conch elect ... -- cmd}, the {@code ExternalCommandRunner}
+   * bean) whose election has {@code election}'s options (the stop timeout already raised to
+   * kill-after + {@code ExternalCommandRunner.STOP_SLACK}).
+   *
+   * @param killAfter how long the command (and the on-lose hook, after its timeout) gets between
+   *     SIGTERM and SIGKILL
+   * @param hookTimeout how long the on-lose hook may run before it is stopped in turn
+   * @param onLose whether there is an on-lose hook (it lengthens a graceful hand-over)
+   * @throws InvalidArgumentException ({@code stop-timeout}) when the loss lead leaves too little of
+   *     the TTL to renew in
+   */
+  public static TimingBudget ofRunner(
+      SessionOptions session,
+      ElectionOptions election,
+      Duration killAfter,
+      Duration hookTimeout,
+      boolean onLose) {
+    RenewalBudget renewal = renewal(session, election);
+    Duration ttl = session.ttl();
+    Duration lossLead = election.lossLead();
+    // SIGTERM at D - loss lead; the grace is kill-after, cut to end by D - margin: SIGKILL at
+    // D - loss lead + min(kill-after, stop timeout). The on-lose hook starts once the group is
+    // dead and may run its timeout, then kill-after more until its own SIGKILL.
+    Duration grace = min(killAfter, election.stopTimeout());
+    Duration onLoseRuns = hookTimeout.plus(killAfter);
+    return new TimingBudget(
+        ttl,
+        lossLead,
+        renewal.interval(),
+        renewal.attemptTimeout(),
+        ttl.minus(lossLead).minus(renewal.interval()),
+        ttl.plus(EXPIRY_SCAN),
+        onLose ? killAfter.plus(onLoseRuns) : killAfter,
+        grace.minus(lossLead).plus(onLoseRuns),
+        // The last acknowledged renewal may have gone out one interval before the freeze; a
+        // runner that wakes by D - margin kills the command at once (the grace is cut to end
+        // there).
+        ttl.minus(renewal.interval()).minus(election.safetyMargin()),
+        true);
+  }
+
+  /** The window a renewal has: TTL minus the loss lead. */
+  public Duration window() {
+    return ttl.minus(lossLead);
+  }
+
+  /** The figures in one line, for a log. */
+  public String summary() {
+    return "ttl "
+        + f(ttl)
+        + ", leadership dropped "
+        + f(lossLead)
+        + " before the lease deadline D, renewed every "
+        + f(renewInterval)
+        + " (attempts up to "
+        + f(attemptTimeout)
+        + "); rides out etcd outages up to "
+        + f(outageRiddenOut)
+        + "; crash fail-over up to "
+        + f(crashFailover)
+        + "; graceful hand-over up to "
+        + f(gracefulHandover)
+        + (runner ? "" : " per lose hook")
+        + "; "
+        + (runner ? "on-lose" : "a lose hook")
+        + " may run until "
+        + relative(loseHookEnd)
+        + " (a successor may start at D); a pause over "
+        + f(fencedOnlyPause)
+        + " is fenced only";
+  }
+
+  /** {@code D+28s500ms}, {@code D-1s}, {@code D}. */
+  public static String relative(Duration toDeadline) {
+    if (toDeadline.isZero()) {
+      return "D";
+    }
+    return toDeadline.isNegative() ? "D-" + f(toDeadline.negated()) : "D+" + f(toDeadline);
+  }
+
+  private static RenewalBudget renewal(SessionOptions session, ElectionOptions election) {
+    return RenewalBudget.of(
+        session.ttl(),
+        election.stopTimeout(),
+        election.safetyMargin(),
+        session.renewInterval(),
+        session.timeout());
+  }
+
+  private static String f(Duration duration) {
+    return Durations.format(duration);
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+}

@@ -1,0 +1,133 @@
+package dev.conch.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.conch.ElectionOptions;
+import dev.conch.InvalidArgumentException;
+import dev.conch.Setting;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** The figures of a timing budget, each computed here by hand from the settings. */
+class TimingBudgetTest {
+
+  /** conch elect's call timeout. */
+  private static final Duration CLI_TIMEOUT = Duration.ofSeconds(3);
+
+  private static Duration ms(long millis) {
+    return Duration.ofMillis(millis);
+  }
+
+  private static TimingBudget cli(Duration ttl, Duration killAfter, boolean onLose) {
+    SessionOptions session = SessionOptions.defaults().withTtl(ttl).withTimeout(CLI_TIMEOUT);
+    ElectionOptions election =
+        ElectionOptions.builder("x").stopTimeout(killAfter.plusMillis(500)).build();
+    return TimingBudget.ofRunner(session, election, killAfter, Duration.ofSeconds(30), onLose);
+  }
+
+  @Test
+  void cliDefaults() {
+    // TTL 10 s; kill-after 5 s + 500 ms slack + 500 ms margin = loss lead 6 s; W = 4 s.
+    TimingBudget budget = cli(Duration.ofSeconds(10), Duration.ofSeconds(5), false);
+
+    assertThat(budget.lossLead()).isEqualTo(ms(6000));
+    assertThat(budget.window()).isEqualTo(ms(4000));
+    assertThat(budget.renewInterval()).isEqualTo(ms(1000)); // min(10 s / 3, W / 4)
+    assertThat(budget.attemptTimeout()).isEqualTo(ms(500)); // min(3 s, W / 8)
+    assertThat(budget.outageRiddenOut()).isEqualTo(ms(3000)); // W - 1 s
+    assertThat(budget.crashFailover()).isEqualTo(ms(10_500)); // TTL + 500 ms scan
+    assertThat(budget.gracefulHandover()).isEqualTo(ms(5000)); // the SIGTERM grace
+    // SIGKILL at D - 6 s + 5 s = D - 1 s; on-lose then 30 s, and 5 s more to its SIGKILL.
+    assertThat(budget.loseHookEnd()).isEqualTo(ms(34_000));
+    assertThat(budget.fencedOnlyPause()).isEqualTo(ms(8500)); // TTL - 1 s - 500 ms margin
+    assertThat(budget.runner()).isTrue();
+  }
+
+  @Test
+  void anOnLoseHookLengthensTheGracefulHandOverByItsTimeoutAndItsKillAfter() {
+    TimingBudget budget = cli(Duration.ofSeconds(10), Duration.ofSeconds(5), true);
+
+    assertThat(budget.gracefulHandover()).isEqualTo(ms(40_000)); // 5 s + 30 s + 5 s
+  }
+
+  @Test
+  void etcdsShortestTtlWithAShortKillAfter() {
+    // --ttl 2s --kill-after 100ms: loss lead 100 + 500 + 500 ms = 1.1 s; W = 900 ms.
+    TimingBudget budget = cli(Duration.ofSeconds(2), ms(100), false);
+
+    assertThat(budget.window()).isEqualTo(ms(900));
+    assertThat(budget.renewInterval()).isEqualTo(ms(225)); // min(666 ms, W / 4)
+    assertThat(budget.attemptTimeout()).isEqualTo(ms(112).plusNanos(500_000)); // W / 8
+    assertThat(budget.outageRiddenOut()).isEqualTo(ms(675)); // W - 225 ms
+    assertThat(budget.crashFailover()).isEqualTo(ms(2500));
+    assertThat(budget.gracefulHandover()).isEqualTo(ms(100));
+    // SIGKILL at D - 1.1 s + 100 ms = D - 1 s; on-lose 30 s + 100 ms after it.
+    assertThat(budget.loseHookEnd()).isEqualTo(ms(29_100));
+    assertThat(budget.fencedOnlyPause()).isEqualTo(ms(1275)); // 2 s - 225 ms - 500 ms
+  }
+
+  @Test
+  void springDefaultsForAnOfficeWithItsOwnHooks() {
+    // TTL 10 s, call timeout 5 s; stop timeout 1 s + margin 500 ms; W = 8.5 s; hooks 30 s each.
+    TimingBudget budget =
+        TimingBudget.of(SessionOptions.defaults(), ElectionOptions.forOffice("x"));
+
+    assertThat(budget.renewInterval()).isEqualTo(ms(2125)); // W / 4 < 10 s / 3
+    assertThat(budget.attemptTimeout()).isEqualTo(ms(1062).plusNanos(500_000)); // W / 8
+    assertThat(budget.outageRiddenOut()).isEqualTo(ms(6375));
+    assertThat(budget.crashFailover()).isEqualTo(ms(10_500));
+    assertThat(budget.gracefulHandover()).isEqualTo(ms(30_000));
+    // The hooks start at D - 1.5 s and are given up 30 s later.
+    assertThat(budget.loseHookEnd()).isEqualTo(ms(28_500));
+    // A process that wakes by D - 1.5 s still gives its hooks their whole stop timeout.
+    assertThat(budget.fencedOnlyPause()).isEqualTo(ms(6375));
+    assertThat(budget.runner()).isFalse();
+  }
+
+  @Test
+  void aConfiguredRenewIntervalBelowTheBudgetsIsKept() {
+    SessionOptions session =
+        SessionOptions.defaults().withTtl(Duration.ofSeconds(30)).withRenewInterval(ms(1000));
+
+    TimingBudget budget = TimingBudget.of(session, ElectionOptions.forOffice("x"));
+
+    // W = 28.5 s: renewals every 1 s (not W / 4), attempts W / 8 (below the 5 s call timeout).
+    assertThat(budget.renewInterval()).isEqualTo(ms(1000));
+    assertThat(budget.attemptTimeout()).isEqualTo(ms(3562).plusNanos(500_000));
+    assertThat(budget.outageRiddenOut()).isEqualTo(ms(27_500));
+    assertThat(budget.fencedOnlyPause()).isEqualTo(ms(27_500));
+  }
+
+  @Test
+  void settingsThatCannotFitAreRefusedAsTheSessionWouldRefuseThem() {
+    assertThatThrownBy(() -> cli(Duration.ofSeconds(2), ms(1000), false))
+        .isInstanceOf(InvalidArgumentException.class)
+        .satisfies(
+            e ->
+                assertThat(((InvalidArgumentException) e).setting()).contains(Setting.STOP_TIMEOUT))
+        .hasMessageContaining("2s");
+  }
+
+  @Test
+  void summaryNamesEveryFigureInOneLine() {
+    String summary = cli(Duration.ofSeconds(10), Duration.ofSeconds(5), false).summary();
+
+    assertThat(summary)
+        .doesNotContain("\n")
+        .contains("ttl 10s")
+        .contains("renewed every 1s (attempts up to 500ms)")
+        .contains("rides out etcd outages up to 3s")
+        .contains("crash fail-over up to 10s500ms")
+        .contains("graceful hand-over up to 5s")
+        .contains("on-lose may run until D+34s")
+        .contains("a pause over 8s500ms is fenced only");
+  }
+
+  @Test
+  void offsetsFromTheDeadlineAreSigned() {
+    assertThat(TimingBudget.relative(ms(-1500))).isEqualTo("D-1s500ms");
+    assertThat(TimingBudget.relative(ms(28_500))).isEqualTo("D+28s500ms");
+    assertThat(TimingBudget.relative(Duration.ZERO)).isEqualTo("D");
+  }
+}
