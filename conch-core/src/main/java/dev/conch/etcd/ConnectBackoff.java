@@ -4,6 +4,7 @@ import io.etcd.jetcd.Client;
 import io.grpc.ManagedChannel;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -13,7 +14,9 @@ import org.slf4j.LoggerFactory;
  * between wait or fail. An etcd back after a long outage would then be seen only minutes later, and
  * the election would stay without a leader meanwhile. jetcd offers no setting for it, so conch asks
  * jetcd's channel for {@link ManagedChannel#resetConnectBackoff()} (through reflection, the one
- * place that reaches into jetcd) each time a call to etcd fails: gRPC then connects at once.
+ * place that reaches into jetcd) each time a call to etcd fails: gRPC then connects at once. A
+ * {@link ForwardingClient} (the Spring module's client, built on first use) is looked through to
+ * the jetcd client behind it.
  */
 final class ConnectBackoff {
 
@@ -31,10 +34,18 @@ final class ConnectBackoff {
     if (unsupported) {
       return;
     }
+    Client target = client;
+    while (target instanceof ForwardingClient forwarding) {
+      Optional<Client> delegate = forwarding.delegate();
+      if (delegate.isEmpty()) {
+        return; // nothing connects yet: nothing to reset
+      }
+      target = delegate.get();
+    }
     try {
-      Field manager = client.getClass().getDeclaredField("connectionManager");
+      Field manager = target.getClass().getDeclaredField("connectionManager");
       manager.setAccessible(true);
-      Object connections = manager.get(client);
+      Object connections = manager.get(target);
       Method channel = connections.getClass().getDeclaredMethod("getChannel");
       channel.setAccessible(true);
       Object value = channel.invoke(connections);

@@ -1,5 +1,6 @@
 package dev.conch.spring.boot.autoconfigure;
 
+import dev.conch.etcd.ForwardingClient;
 import io.etcd.jetcd.Auth;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
@@ -10,6 +11,7 @@ import io.etcd.jetcd.Lease;
 import io.etcd.jetcd.Lock;
 import io.etcd.jetcd.Maintenance;
 import io.etcd.jetcd.Watch;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -22,8 +24,11 @@ import org.jspecify.annotations.Nullable;
  * the builder is made, so a bad setting still fails start-up; what is left, {@link
  * ClientBuilder#build()}, only wires the client. Closing it before its first use builds nothing;
  * using it after {@link #close()} is refused.
+ *
+ * <p>It is a {@link ForwardingClient}, so that conch-core reaches the jetcd client inside to cut
+ * gRPC's reconnect back-off short after an outage, as it does for a client of its own.
  */
-final class DeferredEtcdClient implements Client {
+final class DeferredEtcdClient implements ForwardingClient {
 
   private final ClientBuilder builder;
 
@@ -43,6 +48,14 @@ final class DeferredEtcdClient implements Client {
   boolean isBuilt() {
     synchronized (this.monitor) {
       return this.client != null;
+    }
+  }
+
+  /** The jetcd client once built; never builds it. */
+  @Override
+  public Optional<Client> delegate() {
+    synchronized (this.monitor) {
+      return Optional.ofNullable(this.client);
     }
   }
 

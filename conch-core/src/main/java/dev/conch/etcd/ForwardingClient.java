@@ -1,0 +1,16 @@
+package dev.conch.etcd;
+
+import io.etcd.jetcd.Client;
+import java.util.Optional;
+
+/**
+ * A jetcd {@link Client} that hands every call to another client: one built on first use, or one
+ * wrapped to add behaviour. Where conch must tune jetcd's own connection (cutting gRPC's reconnect
+ * back-off short after a failed call), it looks through such a client to the one that connects;
+ * without this, a wrapper would leave that connection waiting up to two minutes after an outage.
+ */
+public interface ForwardingClient extends Client {
+
+  /** The client calls go to, or empty while there is none yet (nothing was asked of etcd). */
+  Optional<Client> delegate();
+}
