@@ -5,6 +5,7 @@ import dev.conch.Setting;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
+import io.grpc.ClientInterceptor;
 import io.netty.handler.ssl.SslContext;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -74,6 +75,41 @@ public final class EtcdClients {
         .retryMaxAttempts(0)
         .interceptor(new CallDeadlines(callTimeout))
         .keepaliveWithoutCalls(false);
+  }
+
+  /**
+   * Sets back on {@code builder} what {@link #builder} set so that no call outlives its timeout,
+   * wherever something changed it since (a customizer): wait-for-ready off, no retries inside
+   * jetcd, the call deadline of {@code callTimeout} among the interceptors, no keep-alive pings
+   * without calls. Returns what was set back, in words (empty when nothing was changed), for a
+   * warning that names who changed it.
+   */
+  public static List<String> restoreConchSettings(ClientBuilder builder, Duration callTimeout) {
+    List<String> restored = new ArrayList<>();
+    if (builder.waitForReady()) {
+      restored.add("waitForReady(true): calls while etcd is away would be queued and sent late");
+      builder.waitForReady(false);
+    }
+    if (builder.retryMaxAttempts() != 0) {
+      restored.add(
+          "retryMaxAttempts("
+              + builder.retryMaxAttempts()
+              + "): jetcd would retry calls conch already gave up on");
+      builder.retryMaxAttempts(0);
+    }
+    List<ClientInterceptor> interceptors =
+        builder.interceptors() == null ? List.of() : builder.interceptors();
+    if (interceptors.stream().noneMatch(CallDeadlines.class::isInstance)) {
+      restored.add("interceptors without conch's call deadline: an RPC could outlive its timeout");
+      List<ClientInterceptor> all = new ArrayList<>(interceptors);
+      all.add(new CallDeadlines(callTimeout));
+      builder.interceptors(all);
+    }
+    if (Boolean.TRUE.equals(builder.keepaliveWithoutCalls())) {
+      restored.add("keepaliveWithoutCalls(true): etcd answers such pings with GOAWAY (jetcd#1075)");
+      builder.keepaliveWithoutCalls(false);
+    }
+    return restored;
   }
 
   /** Adds credentials to {@code builder} when {@code user} is set. */

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -141,7 +142,7 @@ public final class ConchAutoConfiguration {
               connectionDetails.getPassword());
       ClientBuilder configured =
           tls ? EtcdClients.withTls(builder, EtcdSslContexts.forClient(sslBundle)) : builder;
-      customizers.orderedStream().forEach(customizer -> customizer.customize(configured));
+      customizers.orderedStream().forEach(customizer -> customize(configured, customizer, timeout));
       if (configured.target() == null) {
         // What ClientBuilder.build() would refuse, refused now rather than at first use.
         throw new InvalidArgumentException(
@@ -151,17 +152,66 @@ public final class ConchAutoConfiguration {
       return new DeferredEtcdClient(configured);
     }
 
+    /**
+     * Applies {@code customizer}, then sets back what conch's calls rely on (no wait-for-ready, no
+     * retries inside jetcd, a deadline on every call) if it changed any of it, and says so: a
+     * customizer tunes the client, it cannot make calls outlive their timeouts.
+     */
+    private static void customize(
+        ClientBuilder builder, EtcdClientBuilderCustomizer customizer, Duration timeout) {
+      customizer.customize(builder);
+      List<String> restored = EtcdClients.restoreConchSettings(builder, timeout);
+      if (!restored.isEmpty()) {
+        logger.warn(
+            "EtcdClientBuilderCustomizer "
+                + customizer.getClass().getName()
+                + " changed settings conch relies on; set back: "
+                + String.join("; ", restored)
+                + ". To run with other settings, define your own io.etcd.jetcd.Client bean");
+      }
+    }
+
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    EtcdSession etcdSession(Client etcdClient, ConchProperties properties) {
+    EtcdSession etcdSession(
+        Client etcdClient, ConchProperties properties, ListableBeanFactory beanFactory) {
+      if (!(etcdClient instanceof DeferredEtcdClient)) {
+        warnAboutOwnClient(beanFactory);
+      }
       return EtcdSession.open(etcdClient, sessionOptions(properties));
+    }
+
+    /**
+     * The application's own client is used as it is: a built jetcd client cannot be asked how it
+     * was built, so the risk of jetcd's defaults is named once, with the bean.
+     */
+    private static void warnAboutOwnClient(ListableBeanFactory beanFactory) {
+      String names = String.join(", ", beanFactory.getBeanNamesForType(Client.class, true, false));
+      logger.warn(
+          "conch uses the application's own etcd Client bean '"
+              + names
+              + "' as it is. Unless it was built from EtcdClients.builder(endpoints, timeout) and"
+              + " keeps its settings, jetcd's defaults apply: wait-for-ready (calls made while etcd"
+              + " is away are queued and sent when it is back, long after conch gave up on them),"
+              + " retries inside jetcd (a call conch gave up on may still be made) and no deadline"
+              + " on its calls. An EtcdClientBuilderCustomizer, whose changes conch checks, avoids"
+              + " this");
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    OfficeTimings conchOfficeTimings(EtcdSession etcdSession) {
+      return new OfficeTimings(etcdSession.options());
     }
 
     @Bean(ElectionFactory.BEAN_NAME)
     ElectionFactory conchElectionFactory(
-        EtcdSession etcdSession, ConchProperties properties, Environment environment) {
+        EtcdSession etcdSession,
+        ConchProperties properties,
+        Environment environment,
+        OfficeTimings timings) {
       return new ElectionFactory(
-          properties, ConfiguredOffices.of(environment), etcdSession::election);
+          properties, ConfiguredOffices.of(environment), etcdSession::election, timings);
     }
 
     /** The session options conch.* describe, each refusal naming its property. */
@@ -202,7 +252,7 @@ public final class ConchAutoConfiguration {
               + " every office it campaigns for and nothing is fenced against other instances."
               + " For local runs only; never in production.");
       return new ElectionFactory(
-          properties, ConfiguredOffices.of(environment), localOffices::election);
+          properties, ConfiguredOffices.of(environment), localOffices::election, null);
     }
   }
 

@@ -22,13 +22,21 @@ final class ElectionFactory {
 
   private final Function<ElectionOptions, Election> store;
 
+  private final @Nullable OfficeTimings timings;
+
+  /**
+   * @param timings where the timing budget of each election made in etcd is recorded; {@code null}
+   *     for the in-memory store, which has no lease
+   */
   ElectionFactory(
       ConchProperties properties,
       ConfiguredOffices offices,
-      Function<ElectionOptions, Election> store) {
+      Function<ElectionOptions, Election> store,
+      @Nullable OfficeTimings timings) {
     this.properties = properties;
     this.offices = offices;
     this.store = store;
+    this.timings = timings;
   }
 
   /**
@@ -39,15 +47,23 @@ final class ElectionFactory {
   Election create(String office) {
     SettingProperties names = properties(office);
     ElectionOptions options = names.check(() -> options(office));
-    return names.check(() -> this.store.apply(options));
+    Election election = names.check(() -> this.store.apply(options));
+    if (this.timings != null) {
+      this.timings.record(options);
+    }
+    return election;
   }
 
   /**
-   * A new candidate on the store with {@code options} as they are: the caller checked them and
-   * names what the store refuses (the runner does, for its kill-after).
+   * A new candidate on the store with {@code options} as {@code runner}'s runner made them: the
+   * caller checked them and names what the store refuses (the runner does, for its kill-after).
    */
-  Election createWith(ElectionOptions options) {
-    return this.store.apply(options);
+  Election createWith(ElectionOptions options, ConchRunnerProperties runner) {
+    Election election = this.store.apply(options);
+    if (this.timings != null) {
+      this.timings.recordRunner(options, runner);
+    }
+    return election;
   }
 
   /** The options of {@code office}: its own overrides, else the conch.* defaults. */

@@ -81,7 +81,7 @@ final class SupervisedOffice implements AutoCloseable {
         ExternalCommandRunner.builder(
                 office,
                 options -> {
-                  Election election = factory.createWith(options);
+                  Election election = factory.createWith(options, runner);
                   // Registered before the runner's own handler, which the builder adds next: the
                   // application's hooks run before the command starts and after it stopped.
                   election.addHandler(handlers);

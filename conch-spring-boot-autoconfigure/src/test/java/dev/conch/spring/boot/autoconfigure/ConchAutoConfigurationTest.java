@@ -11,11 +11,15 @@ import dev.conch.etcd.EtcdClients;
 import dev.conch.etcd.EtcdSession;
 import dev.conch.etcd.SessionOptions;
 import dev.conch.local.LocalOffices;
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -164,6 +168,94 @@ class ConchAutoConfigurationTest {
             context -> {
               assertThat(context).hasSingleBean(Client.class);
               assertThat(customized).hasValue(1);
+            });
+  }
+
+  @Test
+  void eachOfficesTimingBudgetIsLoggedOnceAtStartupWithoutWarnings(CapturedOutput output) {
+    this.contextRunner
+        .withPropertyValues("conch.offices.billing.stop-timeout=2s")
+        .run(
+            context -> {
+              Election election = context.getBean(Election.class);
+              await()
+                  .atMost(Duration.ofSeconds(10))
+                  .until(() -> election.state() == State.CAMPAIGNING);
+              // Spring defaults: W = 10 s - 1.5 s, renewed every W / 4; billing: W = 7.5 s.
+              assertThat(output)
+                  .containsOnlyOnce("office app: ttl 10s, leadership dropped 1s500ms before")
+                  .contains("office app: ttl 10s, leadership dropped 1s500ms before the lease")
+                  .contains("renewed every 2s125ms (attempts up to 500ms)")
+                  .contains("rides out etcd outages up to 6s375ms")
+                  .contains("a lose hook may run until D+28s500ms")
+                  .containsOnlyOnce("office billing: ttl 10s, leadership dropped 2s500ms")
+                  .contains("renewed every 1s875ms")
+                  .doesNotContain("cannot reset gRPC's reconnect back-off")
+                  .doesNotContain("own etcd Client bean");
+              assertThat(context.getBean(OfficeTimings.class).of("billing"))
+                  .hasValueSatisfying(
+                      budget ->
+                          assertThat(budget.outageRiddenOut()).isEqualTo(Duration.ofMillis(5625)));
+            });
+  }
+
+  @Test
+  void customizerThatTurnsConchsCallSettingsBackOnIsSetBackWithAWarning(CapturedOutput output) {
+    this.contextRunner
+        .withBean(
+            EtcdClientBuilderCustomizer.class,
+            () -> builder -> builder.waitForReady(true).retryMaxAttempts(3).interceptors(List.of()))
+        .run(
+            context -> {
+              Client client = context.getBean(Client.class);
+              ByteSequence key = ByteSequence.from("/k", StandardCharsets.UTF_8);
+
+              // Wait-for-ready would hold the call until the deadline, or forever without one:
+              // set back, it fails at once with the reason of the failed connect.
+              assertThatExceptionOfType(ExecutionException.class)
+                  .isThrownBy(() -> client.getKVClient().get(key).get(5, TimeUnit.SECONDS))
+                  .satisfies(
+                      failure ->
+                          assertThat(failure)
+                              .hasStackTraceContaining("UNAVAILABLE")
+                              .satisfies(
+                                  e ->
+                                      assertThat(e.toString() + e.getCause())
+                                          .doesNotContain("DEADLINE_EXCEEDED")));
+              assertThat(output)
+                  .containsOnlyOnce("EtcdClientBuilderCustomizer")
+                  .contains("changed settings conch relies on; set back: waitForReady(true)")
+                  .contains("retryMaxAttempts(3)")
+                  .contains("interceptors without conch's call deadline");
+            });
+  }
+
+  @Test
+  void customizerThatLeavesConchsCallSettingsAloneIsNotWarnedAbout(CapturedOutput output) {
+    this.contextRunner
+        .withBean(EtcdClientBuilderCustomizer.class, () -> builder -> builder.authority("etcd"))
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(output).doesNotContain("changed settings conch relies on");
+            });
+  }
+
+  @Test
+  void userClientBeanIsUsedAsItIsWithOneWarningThatNamesItAndTheRisk(CapturedOutput output) {
+    this.contextRunner
+        .withBean(
+            "userClient",
+            Client.class,
+            () -> Client.builder().endpoints(URI.create(NOWHERE)).build())
+        .run(
+            context -> {
+              assertThat(context.getBean(EtcdSession.class).client())
+                  .isSameAs(context.getBean("userClient"));
+              assertThat(output)
+                  .containsOnlyOnce("own etcd Client bean 'userClient'")
+                  .contains("wait-for-ready")
+                  .contains("sent when it is back");
             });
   }
 

@@ -58,7 +58,8 @@ class ConchPropertiesTest {
 
   @Test
   void defaultPropertiesGiveTheDefaultElectionOptions() {
-    ElectionFactory factory = new ElectionFactory(this.properties, offices(), options -> null);
+    ElectionFactory factory =
+        new ElectionFactory(this.properties, offices(), options -> null, null);
 
     assertThat(factory.options("billing")).isEqualTo(ElectionOptions.forOffice("billing"));
   }

@@ -9,6 +9,7 @@ import dev.conch.Leadership;
 import dev.conch.NotLeaderException;
 import dev.conch.Setting;
 import dev.conch.State;
+import dev.conch.etcd.TimingBudget;
 import dev.conch.spring.boot.autoconfigure.Elections;
 import dev.conch.spring.boot.autoconfigure.LeaderObservedEvent;
 import java.util.List;
@@ -53,7 +54,20 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
 
   private final Function<String, Optional<Holder>> leaders;
 
+  private final Function<String, Optional<TimingBudget>> timings;
+
   private final Map<String, Optional<Holder>> observed = new ConcurrentHashMap<>();
+
+  /**
+   * An endpoint over {@code elections}, without timing budgets.
+   *
+   * @param elections the offices this instance campaigns for
+   * @param leaders reads who leads any office from the store, not a cache; empty when vacant; may
+   *     throw {@link EtcdUnavailableException}
+   */
+  public ConchEndpoint(Elections elections, Function<String, Optional<Holder>> leaders) {
+    this(elections, leaders, office -> Optional.empty());
+  }
 
   /**
    * An endpoint over {@code elections}.
@@ -61,10 +75,15 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
    * @param elections the offices this instance campaigns for
    * @param leaders reads who leads any office from the store, not a cache; empty when vacant; may
    *     throw {@link EtcdUnavailableException}
+   * @param timings the timing budget of an office, when known
    */
-  public ConchEndpoint(Elections elections, Function<String, Optional<Holder>> leaders) {
+  public ConchEndpoint(
+      Elections elections,
+      Function<String, Optional<Holder>> leaders,
+      Function<String, Optional<TimingBudget>> timings) {
     this.elections = elections;
     this.leaders = leaders;
+    this.timings = timings;
   }
 
   /** Remembers who each office's candidate last saw leading, for {@link #conch()}. */
@@ -172,7 +191,8 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
         election.office(),
         election.state(),
         leader.map(HolderDescriptor::of).orElse(null),
-        token.isPresent() ? token.getAsLong() : null);
+        token.isPresent() ? token.getAsLong() : null,
+        this.timings.apply(election.office()).map(TimingDescriptor::of).orElse(null));
   }
 
   /**
@@ -201,10 +221,16 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
    * @param state the state of this instance's candidate
    * @param leader who leads, or {@code null} when unknown or vacant
    * @param token this instance's fencing token while it leads, else {@code null}
+   * @param timing what its settings promise in time, or {@code null} when unknown (standalone, the
+   *     application's own elections)
    */
   @JsonInclude(Include.ALWAYS)
   public record OfficeDescriptor(
-      String office, State state, @Nullable HolderDescriptor leader, @Nullable Long token)
+      String office,
+      State state,
+      @Nullable HolderDescriptor leader,
+      @Nullable Long token,
+      @Nullable TimingDescriptor timing)
       implements OperationResponseBody {}
 
   /**

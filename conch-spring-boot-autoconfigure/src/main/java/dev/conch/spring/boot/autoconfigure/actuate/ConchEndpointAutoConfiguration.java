@@ -7,6 +7,7 @@ import dev.conch.etcd.EtcdSession;
 import dev.conch.local.LocalOffices;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import dev.conch.spring.boot.autoconfigure.Elections;
+import dev.conch.spring.boot.autoconfigure.OfficeTimings;
 import java.util.Optional;
 import java.util.function.Function;
 import org.springframework.beans.factory.ObjectProvider;
@@ -51,9 +52,14 @@ public final class ConchEndpointAutoConfiguration {
         Elections elections,
         ObjectProvider<EtcdSession> session,
         ObjectProvider<LocalOffices> localOffices,
+        ObjectProvider<OfficeTimings> timings,
         Environment environment) {
       refuseRemovedWriteProperty(environment);
-      return new ConchEndpoint(elections, leaders(elections, session, localOffices));
+      OfficeTimings known = timings.getIfUnique();
+      return new ConchEndpoint(
+          elections,
+          leaders(elections, session, localOffices),
+          (known != null) ? known::of : office -> Optional.empty());
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.conch.spring.boot.autoconfigure.actuate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.conch.Election;
 import dev.conch.InvalidArgumentException;
@@ -94,6 +95,7 @@ class ConchEndpointAutoConfigurationTest {
             HolderDescriptor.class,
             AssertionDescriptor.class,
             ActionDescriptor.class,
+            TimingDescriptor.class,
             ErrorDescriptor.class)) {
       assertThat(RuntimeHintsPredicates.reflection().onType(descriptor))
           .as("%s", descriptor)
@@ -144,6 +146,66 @@ class ConchEndpointAutoConfigurationTest {
         .run(
             context ->
                 assertThat(context).hasSingleBean(ConchEndpoint.class).hasBean("userEndpoint"));
+  }
+
+  @Test
+  void overviewCarriesEachEtcdOfficesTimingBudget() {
+    // No etcd listens there: the overview needs none.
+    this.contextRunner
+        .withPropertyValues(
+            "conch.standalone=false",
+            "conch.etcd.endpoints=http://127.0.0.1:1",
+            "conch.runner.command=sleep,600",
+            "conch.runner.office=jobs",
+            "conch.runner.kill-after=2s",
+            "conch.offices.jobs.hook-timeout=30s")
+        .run(
+            context -> {
+              ConchEndpoint endpoint = context.getBean(ConchEndpoint.class);
+
+              assertThat(endpoint.conch().offices())
+                  .extracting(OfficeDescriptor::office, OfficeDescriptor::timing)
+                  .containsExactlyInAnyOrder(
+                      // Spring defaults: TTL 10 s, stop 1 s + margin 500 ms: W = 8.5 s.
+                      tuple(
+                          "billing",
+                          new TimingDescriptor(
+                              "10s",
+                              "1s500ms",
+                              "2s125ms",
+                              "1s62ms",
+                              "6s375ms",
+                              "10s500ms",
+                              "30s",
+                              "D+28s500ms",
+                              "6s375ms",
+                              false)),
+                      // The runner: stop 2 s + 500 ms slack + margin: W = 7 s, renewed every
+                      // 1.75 s; SIGKILL at D - 1 s, on-lose 30 s + 2 s later; a pause up to
+                      // 10 s - 1.75 s - 500 ms still ends with the command killed in time.
+                      tuple(
+                          "jobs",
+                          new TimingDescriptor(
+                              "10s",
+                              "3s",
+                              "1s750ms",
+                              "875ms",
+                              "5s250ms",
+                              "10s500ms",
+                              "2s",
+                              "D+31s",
+                              "7s750ms",
+                              true)));
+            });
+  }
+
+  @Test
+  void standaloneOfficesHaveNoTimingBudget() {
+    this.contextRunner.run(
+        context ->
+            assertThat(context.getBean(ConchEndpoint.class).conch().offices())
+                .extracting(OfficeDescriptor::timing)
+                .containsOnlyNulls());
   }
 
   @Test
