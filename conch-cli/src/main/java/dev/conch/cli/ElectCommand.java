@@ -1,10 +1,13 @@
 package dev.conch.cli;
 
+import dev.conch.Durations;
 import dev.conch.Election;
 import dev.conch.ElectionOptions;
+import dev.conch.InvalidArgumentException;
 import dev.conch.Setting;
 import dev.conch.cli.logging.StderrLogging;
 import dev.conch.etcd.EtcdSession;
+import dev.conch.etcd.TimingBudget;
 import dev.conch.process.ExternalCommandRunner;
 import io.etcd.jetcd.Client;
 import java.io.PrintStream;
@@ -32,6 +35,8 @@ import picocli.CommandLine.Spec;
       "conch elect <office> --who [--json]",
       "conch elect <office> --watch [--json]",
       "conch elect <office> --assert [--min-rev N] [--json]",
+      "conch elect <office> --explain [--ttl 10s] [--kill-after 5s] [--hook-timeout 30s]",
+      "                     [--on-lose CMD] [-- <cmd...>]",
     },
     description = {
       "Runs <cmd> only while this process leads <office> in etcd, or shows who leads it.",
@@ -39,7 +44,8 @@ import picocli.CommandLine.Spec;
     },
     footerHeading = "%nExit status:%n",
     footer = {
-      "  0   the child's own code after a clean exit; --who: a leader; --assert: held",
+      "  0   the child's own code after a clean exit; --who: a leader; --assert: held;",
+      "      --explain: printed (etcd is not asked)",
       "  1   --who: vacant; --assert: not held by this host (or below --min-rev)",
       " 64   usage error (the message names the flag or value)",
       " 69   etcd unreachable",
@@ -69,6 +75,13 @@ final class ElectCommand implements Callable<Integer> {
       paramLabel = "N",
       description = "with --assert: and its fencing token is at least N")
   Long minRev;
+
+  @Option(
+      names = "--explain",
+      description =
+          "print what run mode promises in time with these flags (etcd outage ridden out,"
+              + " fail-over, hand-over, on-lose, pauses) and exit; etcd is not asked")
+  boolean explain;
 
   @Option(names = "--restart", description = "run the command again after it ends or is lost")
   boolean restart;
@@ -115,6 +128,12 @@ final class ElectCommand implements Callable<Integer> {
   @Override
   public Integer call() throws InterruptedException {
     StderrLogging.configure(connection.quiet, connection.json);
+    if (explain) {
+      validate();
+      Explanation.lines(office, timingBudget(), killAfter, hookTimeout, blankToNull(onLose))
+          .forEach(out::println);
+      return ExitStatus.OK;
+    }
     ReadRequest read = readRequest();
     if (read != null) {
       return ReadForms.run(read, out);
@@ -135,7 +154,7 @@ final class ElectCommand implements Callable<Integer> {
       case WATCH -> connection.readRequest(ReadRequest.Form.WATCH, office, 0);
       case ASSERT ->
           connection.readRequest(ReadRequest.Form.ASSERT, office, minRev == null ? 0 : minRev);
-      case RUN -> null;
+      case RUN, EXPLAIN -> null;
     };
   }
 
@@ -143,14 +162,27 @@ final class ElectCommand implements Callable<Integer> {
     WHO,
     WATCH,
     ASSERT,
-    RUN
+    RUN,
+    EXPLAIN
   }
 
   /** Checks what picocli cannot: values against each other and the chosen form. */
   private Mode validate() {
     Setting.OFFICE.require(office);
     connection.validate();
-    int forms = (who ? 1 : 0) + (watch ? 1 : 0) + (assertHeld ? 1 : 0) + (command != null ? 1 : 0);
+    if (explain && (who || watch || assertHeld)) {
+      throw new UsageException(
+          "--explain describes run mode: it goes with run mode's flags, not with --who, --watch"
+              + " or --assert");
+    }
+    if (explain && connection.json) {
+      throw new UsageException("--json does not apply to --explain");
+    }
+    int forms =
+        (who ? 1 : 0)
+            + (watch ? 1 : 0)
+            + (assertHeld ? 1 : 0)
+            + (command != null || explain ? 1 : 0);
     if (forms == 0) {
       throw new UsageException(
           "nothing to do: give --who, --watch, --assert, or a command after '--'");
@@ -166,7 +198,7 @@ final class ElectCommand implements Callable<Integer> {
     if (minRev != null && minRev < 0) {
       throw new UsageException("invalid --min-rev '" + minRev + "': a revision, 0 or more");
     }
-    if (command == null) {
+    if (command == null && !explain) {
       for (String flag :
           List.of(
               "--restart",
@@ -183,7 +215,7 @@ final class ElectCommand implements Callable<Integer> {
       }
       return who ? Mode.WHO : watch ? Mode.WATCH : Mode.ASSERT;
     }
-    if (command.isEmpty()) {
+    if (command != null && command.isEmpty()) {
       throw new UsageException("no command after '--'");
     }
     if (waitFor != null && nonblock) {
@@ -192,7 +224,37 @@ final class ElectCommand implements Callable<Integer> {
     if (hookTimeout.isZero()) {
       throw new UsageException("invalid --hook-timeout '0s': a positive duration");
     }
-    return Mode.RUN;
+    return explain ? Mode.EXPLAIN : Mode.RUN;
+  }
+
+  /**
+   * What run mode with these flags promises in time. The runner's election stops for kill-after
+   * plus {@link ExternalCommandRunner#STOP_SLACK}; a kill-after that cannot fit is refused in the
+   * runner's own words, as run mode refuses it before etcd is asked.
+   */
+  private TimingBudget timingBudget() {
+    ElectionOptions options =
+        ElectionOptions.builder(office)
+            .stopTimeout(killAfter.plus(ExternalCommandRunner.STOP_SLACK))
+            .build();
+    try {
+      return TimingBudget.ofRunner(
+          connection.sessionOptions(),
+          options,
+          killAfter,
+          hookTimeout,
+          blankToNull(onLose) != null);
+    } catch (InvalidArgumentException e) {
+      if (e.setting().orElse(null) != Setting.STOP_TIMEOUT) {
+        throw e;
+      }
+      throw Setting.KILL_AFTER.invalid(
+          killAfter,
+          "kill-after + "
+              + Durations.format(ExternalCommandRunner.STOP_SLACK)
+              + " is the election's stop timeout, which does not fit: "
+              + e.accepted());
+    }
   }
 
   /** The runner these flags describe, its election on {@code elections}. */

@@ -1,0 +1,155 @@
+package dev.conch.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@code conch elect <office> --explain}: the timing budget of run mode, printed without asking
+ * etcd. The figures are computed here by hand (docs/core.md has the formulas).
+ */
+class ExplainIT {
+
+  /** Nothing listens there. */
+  private final Conch conch = Conch.at("http://127.0.0.1:9");
+
+  @Test
+  void defaultsAreExplainedWithoutAskingEtcd() throws IOException {
+    try (Listener etcd = new Listener()) {
+      Conch.Result result = Conch.at(etcd.endpoint()).run("elect", "billing", "--explain");
+
+      assertThat(result.status()).as(result.stderr()).isZero();
+      assertThat(result.stderr()).isEmpty();
+      // TTL 10 s; kill-after 5 s + 500 ms slack + 500 ms margin = 6 s before D; W = 4 s.
+      assertThat(result.stdout())
+          .contains("office billing: ttl 10s, kill-after 5s, hook-timeout 30s")
+          .contains(
+              row("leadership dropped")
+                  + "D-6s (kill-after + 1s to stop and for the safety margin),"
+                  + " leaving 4s to renew in")
+          .contains(row("renewals") + "every 1s, each attempt up to 500ms") // W/4, W/8
+          .contains(row("etcd outage") + "ridden out up to 3s whenever it begins (up to 4s")
+          .contains(row("crash fail-over") + "9s to 10s500ms") // TTL - 1 s .. TTL + 500 ms
+          .contains(row("graceful hand-over") + "up to 5s")
+          .contains(row("command killed") + "by D-1s") // D - 6 s + 5 s
+          .contains(
+              row("on-lose hook") + "none given; one would run until D+34s") // -1 s + 30 s + 5 s
+          .contains(row("process pause") + "up to 8s500ms"); // TTL - 1 s - 500 ms
+      assertThat(etcd.accepted()).as("connections to etcd").isZero();
+    }
+  }
+
+  @Test
+  void etcdsShortestTtlWithAShortKillAfter() {
+    Conch.Result result =
+        conch.run("elect", "x", "--explain", "--ttl", "2s", "--kill-after", "100ms");
+
+    assertThat(result.status()).as(result.stderr()).isZero();
+    // Loss lead 100 + 500 + 500 ms = 1.1 s; W = 900 ms; renewals every 225 ms, attempts 112.5 ms.
+    assertThat(result.stdout())
+        .contains(row("leadership dropped") + "D-1s100ms")
+        .contains("leaving 900ms to renew in")
+        .contains("every 225ms, each attempt up to 112ms")
+        .contains("ridden out up to 675ms")
+        .contains("1s775ms to 2s500ms")
+        .contains(row("graceful hand-over") + "up to 100ms")
+        .contains("by D-1s at the latest")
+        .contains("until D+29s100ms") // -1 s + 30 s + 100 ms
+        .contains("up to 1s275ms"); // 2 s - 225 ms - 500 ms
+  }
+
+  @Test
+  void anOnLoseHookAndACommandAreTakenIntoAccountButNotRun() {
+    Conch.Result result =
+        conch.run("elect", "x", "--explain", "--on-lose", "echo bye", "--", "echo", "hello");
+
+    assertThat(result.status()).as(result.stderr()).isZero();
+    assertThat(result.stdout())
+        .doesNotContain("hello")
+        .doesNotContain("bye")
+        .contains(row("graceful hand-over") + "up to 40s") // 5 s + 30 s + 5 s
+        .contains(row("on-lose hook") + "runs until D+34s");
+  }
+
+  @Test
+  void aKillAfterThatDoesNotFitIsRefusedAsRunModeRefusesIt() {
+    Conch.Result explained = conch.run("elect", "x", "--explain", "--ttl", "3s");
+    Conch.Result run = conch.run("elect", "x", "--ttl", "3s", "--", "true");
+
+    assertThat(explained.status()).isEqualTo(64);
+    assertThat(explained.stdout()).isEmpty();
+    assertThat(explained.stderr()).contains("--kill-after", "--ttl 3s").isEqualTo(run.stderr());
+    assertThat(run.status()).isEqualTo(64);
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "elect x --explain --kill-after soon",
+        "elect x --explain --ttl 1500ms",
+        "elect x --explain --hook-timeout 0s",
+        "elect x --explain --who",
+        "elect x --explain --json",
+        "elect x --explain --endpoints ftp://h:1"
+      })
+  void badValuesExit64(String args) {
+    Conch.Result result = conch.run(args.split(" "));
+
+    assertThat(result.status()).as(result.stderr()).isEqualTo(64);
+    assertThat(result.stdout()).isEmpty();
+    assertThat(result.stderr()).startsWith("conch: ");
+  }
+
+  /** A line's label as the explanation pads it, so that its figure follows. */
+  private static String row(String label) {
+    return String.format("%-20s", label + ":");
+  }
+
+  /** A port that accepts connections and counts them, answering nothing. */
+  private static final class Listener implements AutoCloseable {
+
+    private final ServerSocket socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    private final AtomicInteger accepted = new AtomicInteger();
+    private final Thread thread = new Thread(this::accept, "explain-it-listener");
+
+    Listener() throws IOException {
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    String endpoint() {
+      return "http://127.0.0.1:" + socket.getLocalPort();
+    }
+
+    int accepted() {
+      return accepted.get();
+    }
+
+    private void accept() {
+      while (!socket.isClosed()) {
+        try (Socket ignored = socket.accept()) {
+          accepted.incrementAndGet();
+        } catch (IOException closed) {
+          return;
+        }
+      }
+    }
+
+    @Override
+    public void close() throws IOException {
+      socket.close();
+      try {
+        thread.join(5000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}
