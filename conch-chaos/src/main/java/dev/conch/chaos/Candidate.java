@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -18,11 +19,17 @@ final class Candidate implements AutoCloseable {
 
   /**
    * The supervised command: writes {@code <candidate> <token> <start>} once, then the time of its
-   * latest beat, so that its life is known even when it dies by SIGKILL.
+   * latest beat, so that its life is known even when it dies by SIGKILL. With the soak's database
+   * ({@link SoakDatabase}) a loop beside it writes a row through the fence every 200 ms with its
+   * token, and notes each write the fence refused (psql's exit code 3: the fence returned no row).
    */
   static final String CHILD =
       "f=\"$CHAOS_DIR/child-$CONCH_REV-$$\";"
           + " echo \"$CHAOS_CANDIDATE $CONCH_REV $(date +%s%N) $$\" > \"$f.start\";"
+          + " if [ -n \"$CHAOS_SQL\" ]; then ( while :; do"
+          + " \"$CHAOS_PSQL\" -X -q -v ON_ERROR_STOP=1 -v token=\"$CONCH_REV\""
+          + " -v who=\"$CHAOS_CANDIDATE\" -f \"$CHAOS_SQL\" >/dev/null 2>&1;"
+          + " [ $? -eq 3 ] && echo \"$CONCH_REV\" >> \"$f.refused\"; sleep 0.2; done ) & fi;"
           + " while :; do date +%s%N > \"$f.tmp\"; mv \"$f.tmp\" \"$f.beat\"; sleep 0.05; done";
 
   final int index;
@@ -30,14 +37,26 @@ final class Candidate implements AutoCloseable {
   private final List<String> command;
   private final Path dir;
   private final String runId;
+  private final Map<String, String> environment;
   private Process process;
   private int starts;
   private final long[] forwardedMarks;
 
-  Candidate(int index, EtcdCluster cluster, SoakOptions options, Path dir, String runId) {
+  /**
+   * @param environment what the supervisor and so its command get besides the soak's own variables
+   *     (the database's, or nothing)
+   */
+  Candidate(
+      int index,
+      EtcdCluster cluster,
+      SoakOptions options,
+      Path dir,
+      String runId,
+      Map<String, String> environment) {
     this.index = index;
     this.dir = dir;
     this.runId = runId;
+    this.environment = Map.copyOf(environment);
     cluster.members().forEach(m -> proxies.add(TcpProxy.start("127.0.0.1", m.clientPort())));
     this.forwardedMarks = new long[proxies.size()];
     String endpoints = String.join(",", proxies.stream().map(TcpProxy::endpoint).toList());
@@ -100,6 +119,7 @@ final class Candidate implements AutoCloseable {
             .redirectOutput(
                 ProcessBuilder.Redirect.appendTo(
                     dir.resolve("supervisor-" + index + ".log").toFile()));
+    builder.environment().putAll(environment);
     builder.environment().put("CHAOS_DIR", dir.toString());
     builder.environment().put("CHAOS_CANDIDATE", Integer.toString(index));
     builder.environment().put("CHAOS_RUN", runId); // how orphans are found at the end

@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
 
@@ -30,11 +31,12 @@ import java.util.UUID;
  * Arguments: {@code --members 1|3}, {@code --candidates K}, {@code --minutes M} or {@code --seconds
  * S}, {@code --ttl S}, {@code --kill-after-ms N}, {@code --seed N}, {@code --faults KIND,KIND},
  * {@code --apps N} (how many candidates are sample-app instances, default 1 when its jar is built),
- * {@code --launcher PATH}; {@code --benign} for the steadiness soak: three members by default, only
- * benign faults (a member stalled for {@code --stall-ms N}, 1500 by default; the raft leader killed
- * and restarted), and supervisors with their own defaults unless {@code --ttl} or {@code
- * --kill-after-ms} is given. Exits 0 when every check holds, 1 when a safety check failed, 2 when a
- * soak of benign faults only was safe but lost a term.
+ * {@code --launcher PATH}, {@code --no-db} (no PostgreSQL: the commands write nothing through the
+ * fence); {@code --benign} for the steadiness soak: three members by default, only benign faults (a
+ * member stalled for {@code --stall-ms N}, 1500 by default; the raft leader killed and restarted),
+ * and supervisors with their own defaults unless {@code --ttl} or {@code --kill-after-ms} is given.
+ * Exits 0 when every check holds, 1 when a safety check failed, 2 when a soak of benign faults only
+ * was safe but lost a term.
  *
  * <p>Longer than most files here, on purpose: each fault is a few lines of injection and healing,
  * and the faults read best side by side.
@@ -93,11 +95,14 @@ public final class ChaosSoak {
     String runId = UUID.randomUUID().toString();
     long runStart;
     long runEnd;
-    try (EtcdCluster cluster = EtcdCluster.start(options.members())) {
+    SoakDatabase.Writes writes = null;
+    try (EtcdCluster cluster = EtcdCluster.start(options.members());
+        SoakDatabase database = options.database() ? SoakDatabase.start(dir) : null) {
+      Map<String, String> environment = database != null ? database.environment() : Map.of();
       List<Candidate> candidates = new ArrayList<>();
       try {
         for (int i = 0; i < options.candidates(); i++) {
-          Candidate candidate = new Candidate(i, cluster, options, dir, runId);
+          Candidate candidate = new Candidate(i, cluster, options, dir, runId, environment);
           candidates.add(candidate);
           candidate.start();
         }
@@ -141,10 +146,13 @@ public final class ChaosSoak {
       } finally {
         candidates.forEach(Candidate::close);
       }
+      if (database != null) {
+        writes = database.writes(dir);
+      }
     }
     int orphans = Orphans.await(runId, Duration.ofSeconds(10));
     return new SoakReport(
-        dir, faults, orphans, runStart, runEnd, options.ttl(), options.onlyBenign());
+        dir, faults, orphans, runStart, runEnd, options.ttl(), options.onlyBenign(), writes);
   }
 
   private void inject(Fault kind, EtcdCluster cluster, List<Candidate> candidates)
@@ -340,6 +348,7 @@ public final class ChaosSoak {
     Duration killAfter = null;
     Duration stall = SoakOptions.DEFAULT_STALL;
     boolean benign = false;
+    boolean database = true;
     long seed = System.currentTimeMillis();
     Path launcher = Path.of("bin/conch").toAbsolutePath();
     java.util.Set<Fault> faults = null;
@@ -359,6 +368,10 @@ public final class ChaosSoak {
           benign = true;
           i--; // a flag: no value
         }
+        case "--no-db" -> {
+          database = false;
+          i--;
+        }
         case "--seed" -> seed = Long.parseLong(value);
         case "--launcher" -> launcher = Path.of(value).toAbsolutePath();
         case "--apps" -> apps = Integer.parseInt(value);
@@ -374,7 +387,7 @@ public final class ChaosSoak {
                     + args[i]
                     + "; accepted: --members 1|3, --candidates K, --apps N, --minutes M,"
                     + " --seconds S, --ttl S, --kill-after-ms N, --seed N, --faults KIND,...,"
-                    + " --benign, --stall-ms N, --launcher PATH");
+                    + " --benign, --stall-ms N, --launcher PATH, --no-db");
       }
       i++;
     }
@@ -409,6 +422,7 @@ public final class ChaosSoak {
         Files.isRegularFile(sampleApp) ? apps : 0,
         sampleApp,
         specDefaults,
-        stall);
+        stall,
+        database);
   }
 }

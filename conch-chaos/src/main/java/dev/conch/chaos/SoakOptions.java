@@ -16,6 +16,8 @@ import java.util.Set;
  *     defaults to the report
  * @param stall how long the benign faults {@link Fault#STALL_RAFT_LEADER} and {@link
  *     Fault#STALL_CLIENT_MEMBER} keep a member stopped
+ * @param database whether the commands write through the fence into a PostgreSQL started by the
+ *     soak ({@link SoakDatabase}); on unless {@code --no-db}
  */
 record SoakOptions(
     int members,
@@ -29,7 +31,8 @@ record SoakOptions(
     int apps,
     Path sampleApp,
     boolean specDefaults,
-    Duration stall) {
+    Duration stall,
+    boolean database) {
 
   /** The TTL of {@code conch elect} when none is given. */
   static final Duration DEFAULT_TTL = Duration.ofSeconds(10);
@@ -39,6 +42,36 @@ record SoakOptions(
 
   /** How long a benign stall stops a member: an fsync hiccup, a short GC pause. */
   static final Duration DEFAULT_STALL = Duration.ofMillis(1500);
+
+  /** A soak whose commands write through the fence into the soak's PostgreSQL. */
+  SoakOptions(
+      int members,
+      int candidates,
+      Duration duration,
+      Duration ttl,
+      Duration killAfter,
+      long seed,
+      Set<Fault> faults,
+      Path launcher,
+      int apps,
+      Path sampleApp,
+      boolean specDefaults,
+      Duration stall) {
+    this(
+        members,
+        candidates,
+        duration,
+        ttl,
+        killAfter,
+        seed,
+        faults,
+        launcher,
+        apps,
+        sampleApp,
+        specDefaults,
+        stall,
+        true);
+  }
 
   /** A soak with the given TTL and kill-after passed to every supervisor. */
   SoakOptions(

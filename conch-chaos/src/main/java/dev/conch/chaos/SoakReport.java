@@ -61,6 +61,9 @@ final class SoakReport {
   boolean tokensIncrease = true;
   double availability;
 
+  /** The commands' writes through the fence into the soak's database; null without one. */
+  final SoakDatabase.Writes writes;
+
   SoakReport(
       Path dir, List<FaultRecord> faults, int orphans, long runStart, long runEnd, Duration ttl) {
     this(dir, faults, orphans, runStart, runEnd, ttl, false);
@@ -74,7 +77,20 @@ final class SoakReport {
       long runEnd,
       Duration ttl,
       boolean onlyBenign) {
+    this(dir, faults, orphans, runStart, runEnd, ttl, onlyBenign, null);
+  }
+
+  SoakReport(
+      Path dir,
+      List<FaultRecord> faults,
+      int orphans,
+      long runStart,
+      long runEnd,
+      Duration ttl,
+      boolean onlyBenign,
+      SoakDatabase.Writes writes) {
     this.dir = dir;
+    this.writes = writes;
     this.intervals = readIntervals(dir);
     this.faults = faults;
     this.orphans = orphans;
@@ -198,9 +214,16 @@ final class SoakReport {
     return termsStartedInRun() * 3_600e9 / (runEnd - runStart);
   }
 
-  /** Whether every safety check holds: no unexplained or unfenced overlap, token order, orphans. */
+  /**
+   * Whether every safety check holds: no unexplained or unfenced overlap, token order, orphans, and
+   * no stale write committed in the database.
+   */
   boolean safe() {
-    return unexplainedOverlaps() == 0 && frozenOverlapsFenced() && tokensIncrease && orphans == 0;
+    return unexplainedOverlaps() == 0
+        && frozenOverlapsFenced()
+        && tokensIncrease
+        && orphans == 0
+        && (writes == null || writes.staleCommits() == 0);
   }
 
   /** Whether the earlier command's supervisor was frozen when the later one started. */
@@ -308,6 +331,13 @@ final class SoakReport {
         String.format("frozen overlaps fenced (later token larger): %s%n", frozenOverlapsFenced()));
     out.append(String.format("tokens strictly increasing: %s%n", tokensIncrease));
     out.append(String.format("orphaned processes: %d (must be 0)%n", orphans));
+    if (writes != null) {
+      out.append(
+          String.format(
+              "database writes through the fence: %d committed, %d refused as stale;"
+                  + " stale commits: %d (must be 0)%n",
+              writes.committed(), writes.refused(), writes.staleCommits()));
+    }
     out.append(
         String.format(
             "time to a leader after a fault ends: p50 %.0f ms, max %.0f ms (ttl %d s)%n",

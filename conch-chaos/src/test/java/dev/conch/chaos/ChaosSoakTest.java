@@ -50,6 +50,9 @@ class ChaosSoakTest {
     assertThat(report.frozenOverlapsFenced()).as(report.render()).isTrue();
     assertThat(report.tokensIncrease).as(report.render()).isTrue();
     assertThat(report.orphans).as(report.render()).isZero();
+    // Issue 20: every command wrote through the fence; none of the committed writes is stale.
+    assertThat(report.writes.committed()).as(report.render()).isPositive();
+    assertThat(report.writes.staleCommits()).as(report.render()).isZero();
     // Issue 8: one leader again within TTL + 2 s after each fault ends.
     assertThat(Duration.ofNanos(report.maxRecovery()))
         .as(report.render())

@@ -1,0 +1,8 @@
+/**
+ * Fencing where the data lives: the leader's fencing token checked by the user's own database, in
+ * the same transaction as the writes it protects. {@link dev.conch.jdbc.JdbcFence#check} is the
+ * fence; {@link dev.conch.jdbc.StaleTokenException} is its refusal; {@link
+ * dev.conch.jdbc.FenceDialect} names the supported databases and their schema scripts ({@code
+ * dev/conch/jdbc/schema-<platform>.sql}). Plain JDBC, no Spring: the Spring modules build on it.
+ */
+package dev.conch.jdbc;
