@@ -124,18 +124,22 @@ final class EtcdCampaign {
    * nothing is sent, or the answer is only used to withdraw.
    */
   private <T> void ask(Supplier<CompletableFuture<T>> call, Consumer<T> next) {
-    CompletableFuture<T> answer;
+    boolean asking;
     synchronized (this) {
-      if (result.isDone()) {
-        answer = null;
-      } else {
-        busy = true;
-        answer = call.get();
-      }
+      asking = !result.isDone();
+      busy = asking;
     }
-    if (answer == null) {
+    if (!asking) {
       withdraw();
       return;
+    }
+    // Sent outside the monitor: jetcd's watch callbacks run under its client-wide lock and end in
+    // this campaign's monitor, so holding it across a call into jetcd could deadlock.
+    CompletableFuture<T> answer;
+    try {
+      answer = call.get();
+    } catch (RuntimeException e) {
+      answer = CompletableFuture.failedFuture(e); // a closed client throws at once
     }
     answer.whenComplete(
         (value, error) -> {
@@ -272,8 +276,17 @@ final class EtcdCampaign {
   private void awaitDeletion(KeyValue predecessor, long fromRevision) {
     ask(
         () -> {
-          waiting = PredecessorWatch.deletionOf(session, predecessor, fromRevision, lease);
-          return waiting;
+          CompletableFuture<Boolean> wait =
+              PredecessorWatch.deletionOf(session, predecessor, fromRevision, lease);
+          boolean left;
+          synchronized (this) {
+            waiting = wait;
+            left = result.isDone();
+          }
+          if (left) {
+            wait.complete(false); // cancelled while the watch was set up: stop waiting now
+          }
+          return wait;
         },
         deleted -> {
           if (deleted) {
