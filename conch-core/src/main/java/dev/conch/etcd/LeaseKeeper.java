@@ -51,6 +51,9 @@ final class LeaseKeeper implements AutoCloseable {
   /** etcd refuses transactions of more than 128 operations by default ({@code --max-txn-ops}). */
   private static final int KEYS_PER_CHECK = 128;
 
+  /** After an unexpected failure, not sooner: a bug that fails every round must not spin. */
+  private static final long RETRY_AFTER_UNEXPECTED = TimeUnit.MILLISECONDS.toNanos(100);
+
   private final Client client;
   private final SessionOptions options;
   private final Ticker ticker;
@@ -61,6 +64,7 @@ final class LeaseKeeper implements AutoCloseable {
   private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
   private final Set<HeldKey> held = ConcurrentHashMap.newKeySet();
   private final AtomicLong renewalFailures = new AtomicLong();
+  private final UnexpectedFailures unexpected = new UnexpectedFailures(log);
   private final Thread thread;
 
   // Guarded by monitor.
@@ -71,6 +75,7 @@ final class LeaseKeeper implements AutoCloseable {
   private Duration lossLead = Duration.ZERO;
   private RenewalBudget budget;
   private String lastError = "no attempt yet";
+  private String clientClosed;
 
   /**
    * Starts the keeper's thread; nothing is asked of etcd until {@link #lease} is called.
@@ -131,6 +136,9 @@ final class LeaseKeeper implements AutoCloseable {
       if (closed) {
         return CompletableFuture.failedFuture(
             new EtcdUnavailableException("session is closed", null));
+      }
+      if (clientClosed != null) {
+        return CompletableFuture.failedFuture(new EtcdUnavailableException(clientClosed, null));
       }
       if (lease != null && lease.gone == null) {
         return CompletableFuture.completedFuture(lease);
@@ -256,36 +264,80 @@ final class LeaseKeeper implements AutoCloseable {
         lastRound = sendAt;
         nextAttempt = sendAt + plan.interval().toNanos();
       } catch (EtcdUnavailableException e) {
-        String error = EtcdCalls.describe(e);
-        synchronized (monitor) {
-          lastError = error;
-        }
-        connectBackoff.reset();
         nextAttempt = sendAt + retryDelay(current, plan);
-        boolean firstFailure = !failing;
+        failed(current, e, !failing);
         failing = true;
-        if (current == null) {
-          // No lease yet: nothing held, nothing to lose.
-        } else if (isNotFound(e)) {
-          current.gone = LossReason.LEASE_EXPIRED;
-          log.warn("lease {} is gone in etcd", current.hex());
-        } else {
-          renewalFailures.incrementAndGet();
-          if (firstFailure) {
-            log.warn(
-                "lease {} renewal failed, retrying until its deadline: {}", current.hex(), error);
-          }
-          if (ticker.nanoTime() - current.validUntil >= 0) {
-            // etcd may have expired it by now: whoever is next may lead already.
-            current.gone = LossReason.LEASE_EXPIRED;
-            log.warn("lease {} passed its deadline without renewal", current.hex());
-          }
-        }
       } catch (InterruptedException e) {
         return;
+      } catch (RuntimeException | Error e) {
+        // A bug, a client that cannot be built: the round failed like one etcd did not answer, and
+        // the deadline D still fails closed. A keeper that ended here would end every term later.
+        unexpected.report("lease round", e);
+        nextAttempt = sendAt + Math.max(retryDelay(current, plan), RETRY_AFTER_UNEXPECTED);
+        failed(current, e, !failing);
+        failing = true;
       }
-      listeners.forEach(Runnable::run);
+      tellListeners();
+    }
+  }
+
+  /** A failed round: the lease is gone, or failing until its deadline, or the client is closed. */
+  private void failed(Lease current, Throwable e, boolean firstFailure) {
+    String error = EtcdCalls.describe(e);
+    boolean closedClient = UnexpectedFailures.isClientClosed(e);
+    List<CompletableFuture<Lease>> told = List.of();
+    String reason;
+    synchronized (monitor) {
+      lastError = error;
+      if (closedClient && clientClosed == null) {
+        clientClosed = "the etcd client of this session is closed (" + error + ")";
+        wanted = false; // nothing to grant with: lease() refuses from now on
+        told = List.copyOf(waiting);
+        waiting.clear();
+      }
+      reason = clientClosed;
+    }
+    if (closedClient) {
+      told.forEach(future -> future.completeExceptionally(new EtcdUnavailableException(reason, e)));
+      if (current != null && current.gone == null) {
+        // It can never be renewed again: its terms end now, not at the deadline.
+        current.gone = LossReason.RENEWAL_FAILED;
+        log.error("lease {} given up: {}", current.hex(), reason);
+      }
+      return;
+    }
+    connectBackoff.reset();
+    if (current == null) {
+      // No lease yet: nothing held, nothing to lose.
+    } else if (isNotFound(e)) {
+      current.gone = LossReason.LEASE_EXPIRED;
+      log.warn("lease {} is gone in etcd", current.hex());
+    } else {
+      renewalFailures.incrementAndGet();
+      if (firstFailure) {
+        log.warn("lease {} renewal failed, retrying until its deadline: {}", current.hex(), error);
+      }
+      if (ticker.nanoTime() - current.validUntil >= 0) {
+        // etcd may have expired it by now: whoever is next may lead already.
+        current.gone = LossReason.LEASE_EXPIRED;
+        log.warn("lease {} passed its deadline without renewal", current.hex());
+      }
+    }
+  }
+
+  /** Tells the listeners and the session of a round; one that throws stops none of the others. */
+  private void tellListeners() {
+    for (Runnable listener : listeners) {
+      try {
+        listener.run();
+      } catch (RuntimeException e) {
+        unexpected.report("a listener of the lease", e);
+      }
+    }
+    try {
       onTick.run();
+    } catch (RuntimeException e) {
+      unexpected.report("the session's tick", e);
     }
   }
 
@@ -380,9 +432,12 @@ final class LeaseKeeper implements AutoCloseable {
         lease = null;
       }
     }
-    onRetired.accept(gone);
-    listeners.forEach(Runnable::run);
-    onTick.run();
+    try {
+      onRetired.accept(gone);
+    } catch (RuntimeException e) {
+      unexpected.report("retiring the lease", e);
+    }
+    tellListeners();
   }
 
   static boolean isNotFound(Throwable error) {
