@@ -30,9 +30,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps the one lease of a session: grants it, renews it on its {@link RenewalBudget}, and in the
- * same round reads, in one request for up to 128 keys, the keys of the terms held on it (do they
- * still exist?) and the keys its followers wait behind (are they gone?). One thread, {@code
- * conch-lease}, on a monotonic clock.
+ * same round reads, in one request for up to 128 keys (fewer when etcd's {@code --max-txn-ops} is
+ * lower: learned from its refusal), the keys of the terms held on it (do they still exist?) and the
+ * keys its followers wait behind (are they gone?). One thread, {@code conch-lease}, on a monotonic
+ * clock.
  *
  * <p>The local deadline D of the lease is the send time of the last acknowledged renewal plus the
  * TTL etcd granted: etcd cannot expire the lease before D. A held key is believed until the send
@@ -51,6 +52,9 @@ final class LeaseKeeper implements AutoCloseable {
   /** etcd refuses transactions of more than 128 operations by default ({@code --max-txn-ops}). */
   private static final int KEYS_PER_CHECK = 128;
 
+  /** etcd's error for a transaction over its {@code --max-txn-ops} (ErrGRPCTooManyOps). */
+  static final String TOO_MANY_OPS = "too many operations in txn request";
+
   /** After an unexpected failure, not sooner: a bug that fails every round must not spin. */
   private static final long RETRY_AFTER_UNEXPECTED = TimeUnit.MILLISECONDS.toNanos(100);
 
@@ -66,6 +70,9 @@ final class LeaseKeeper implements AutoCloseable {
   private final AtomicLong renewalFailures = new AtomicLong();
   private final UnexpectedFailures unexpected = new UnexpectedFailures(log);
   private final Thread thread;
+
+  // Only the keeper's thread writes it: the most reads etcd takes in one transaction.
+  private volatile int keysPerCheck = KEYS_PER_CHECK;
 
   // Guarded by monitor.
   private final List<CompletableFuture<Lease>> waiting = new ArrayList<>();
@@ -388,8 +395,8 @@ final class LeaseKeeper implements AutoCloseable {
   }
 
   /**
-   * Reads every held key of {@code current} in linearizable transactions of up to {@value
-   * #KEYS_PER_CHECK} gets: one request per round for all but the largest sessions.
+   * Reads every held key of {@code current} in linearizable transactions of up to {@link
+   * #keysPerCheck} gets: one request per round for all but the largest sessions.
    */
   private void confirmHeldKeys(long sendAt, Lease current, RenewalBudget plan)
       throws InterruptedException {
@@ -399,17 +406,34 @@ final class LeaseKeeper implements AutoCloseable {
         keys.add(key);
       }
     }
-    for (int from = 0; from < keys.size(); from += KEYS_PER_CHECK) {
-      List<HeldKey> chunk = keys.subList(from, Math.min(keys.size(), from + KEYS_PER_CHECK));
+    int from = 0;
+    while (from < keys.size()) {
+      int size = keysPerCheck;
+      List<HeldKey> chunk = keys.subList(from, Math.min(keys.size(), from + size));
       Op[] gets = new Op[chunk.size()];
       for (int i = 0; i < gets.length; i++) {
         gets[i] = Op.get(chunk.get(i).key(), GetOption.DEFAULT);
       }
-      TxnResponse read =
-          await(
-              client.getKVClient().txn().Then(gets).commit(),
-              plan.attemptTimeout(),
-              "confirming the leaders' keys");
+      TxnResponse read;
+      try {
+        read =
+            await(
+                client.getKVClient().txn().Then(gets).commit(),
+                plan.attemptTimeout(),
+                "confirming the leaders' keys");
+      } catch (EtcdUnavailableException e) {
+        if (!isTooManyOps(e) || chunk.size() == 1) {
+          throw e;
+        }
+        // An etcd with a lower --max-txn-ops than its default: learn it once, in this round.
+        keysPerCheck = Math.max(1, chunk.size() / 2);
+        log.warn(
+            "etcd refused {} reads in one transaction (its --max-txn-ops is lower); confirming"
+                + " held keys {} at a time from now on",
+            chunk.size(),
+            keysPerCheck);
+        continue;
+      }
       long revision = read.getHeader().getRevision();
       List<GetResponse> found = read.getGetResponses();
       for (int i = 0; i < chunk.size(); i++) {
@@ -422,7 +446,18 @@ final class LeaseKeeper implements AutoCloseable {
           key.missing();
         }
       }
+      from += chunk.size();
     }
+  }
+
+  /** etcd's answer to a transaction of more operations than its {@code --max-txn-ops}. */
+  static boolean isTooManyOps(Throwable error) {
+    for (Throwable t = error; t != null && t.getCause() != t; t = t.getCause()) {
+      if (t.getMessage() != null && t.getMessage().contains(TOO_MANY_OPS)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Forgets a lost lease; the session makes sure etcd forgets it too, so that its keys go. */
