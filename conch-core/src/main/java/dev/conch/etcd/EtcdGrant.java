@@ -34,6 +34,7 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
   private final Runnable unhold;
   private final Runnable unlisten;
   private final long confirmRevision;
+  private final Runnable left;
 
   // Guarded by watching; never held while calling into jetcd (see watchFrom).
   private final Object watching = new Object();
@@ -51,7 +52,8 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
       LeaseKeeper.Lease lease,
       Runnable changed,
       long confirmSentAt,
-      long confirmRevision) {
+      long confirmRevision,
+      Runnable left) {
     this.session = session;
     this.office = office;
     this.key = key;
@@ -62,6 +64,7 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
     this.confirmRevision = confirmRevision;
     this.unhold = session.keeper().hold(this);
     this.unlisten = session.listen(changed);
+    this.left = left;
   }
 
   @Override
@@ -182,6 +185,7 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
     }
     unhold.run();
     unlisten.run();
+    left.run();
     Watching last = detach();
     if (last != null) {
       last.close();

@@ -44,6 +44,7 @@ public final class EtcdSession implements AutoCloseable {
   private final Map<String, Election> elections = new ConcurrentHashMap<>();
   private final AtomicLong wakeups = new AtomicLong();
   private final InFlight requests = new InFlight(CAMPAIGN_REQUESTS);
+  private final GhostKeys ghosts = new GhostKeys(this);
   private final Object monitor = new Object();
 
   // Guarded by monitor.
@@ -189,6 +190,11 @@ public final class EtcdSession implements AutoCloseable {
 
   LeaseKeeper keeper() {
     return keeper;
+  }
+
+  /** The candidate keys whose put may land after their candidate left ({@link GhostKeys}). */
+  GhostKeys ghosts() {
+    return ghosts;
   }
 
   /** The line the campaigns' requests wait in ({@link InFlight}). */

@@ -8,6 +8,7 @@ import dev.conch.LossReason;
 import dev.conch.Ticker;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdException;
 import io.etcd.jetcd.kv.GetResponse;
@@ -437,13 +438,10 @@ final class LeaseKeeper implements AutoCloseable {
       long revision = read.getHeader().getRevision();
       List<GetResponse> found = read.getGetResponses();
       for (int i = 0; i < chunk.size(); i++) {
-        HeldKey key = chunk.get(i);
-        boolean present =
-            found.get(i).getKvs().stream().anyMatch(kv -> kv.getCreateRevision() == key.rev());
-        if (present) {
-          key.confirmed(sendAt + current.ttlNanos, revision);
-        } else {
-          key.missing();
+        try {
+          chunk.get(i).read(found.get(i).getKvs(), sendAt + current.ttlNanos, revision);
+        } catch (RuntimeException e) {
+          unexpected.report("a held key's check", e); // the other keys' checks go on
         }
       }
       from += chunk.size();
@@ -512,6 +510,18 @@ final class LeaseKeeper implements AutoCloseable {
 
     /** The key is gone (or is another key now). */
     void missing();
+
+    /**
+     * What a round read of the key: {@code found} are its versions (none or one), believed until
+     * {@code validUntil}, read at {@code revision}. Tells {@link #confirmed} or {@link #missing}.
+     */
+    default void read(List<KeyValue> found, long validUntil, long revision) {
+      if (found.stream().anyMatch(kv -> kv.getCreateRevision() == rev())) {
+        confirmed(validUntil, revision);
+      } else {
+        missing();
+      }
+    }
   }
 
   /** The session's lease: valid until {@code validUntil} unless {@code gone} says why not. */

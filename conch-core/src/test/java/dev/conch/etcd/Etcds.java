@@ -31,6 +31,11 @@ final class Etcds implements AutoCloseable {
     return session;
   }
 
+  /** Closes {@code closeable} first, with the sessions. */
+  void track(AutoCloseable closeable) {
+    open.add(0, closeable);
+  }
+
   /** How many candidate keys the election of {@code office} has, as etcdctl reads them. */
   static int candidateKeys(EtcdCluster cluster, String office) {
     Etcdctl.Result keys =
