@@ -17,8 +17,6 @@ import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -107,6 +105,7 @@ class EtcdLatePutTest {
       next.start();
       await().atMost(Duration.ofSeconds(20)).until(next::isLeader);
       assertThat(left.isAlive()).as("the session that left stays open").isTrue();
+      etcds.close(); // before the proxy
     }
   }
 
@@ -127,8 +126,8 @@ class EtcdLatePutTest {
     }
 
     Client client() {
-      KV kv = proxy(KV.class, fast.getKVClient(), "txn", args -> new Recording());
-      return proxy(Client.class, fast, "getKVClient", args -> kv);
+      KV kv = Etcds.intercept(KV.class, fast.getKVClient(), "txn", args -> new Recording());
+      return Etcds.intercept(Client.class, fast, "getKVClient", args -> kv);
     }
 
     /** A transaction that is built first and sent on commit, over the link it calls for. */
@@ -174,24 +173,5 @@ class EtcdLatePutTest {
         return answer;
       }
     }
-  }
-
-  @SuppressWarnings("unchecked")
-  private static <T> T proxy(
-      Class<T> type, T real, String method, java.util.function.Function<Object[], Object> instead) {
-    return (T)
-        Proxy.newProxyInstance(
-            type.getClassLoader(),
-            new Class<?>[] {type},
-            (self, called, args) -> {
-              if (called.getName().equals(method)) {
-                return instead.apply(args);
-              }
-              try {
-                return called.invoke(real, args);
-              } catch (InvocationTargetException e) {
-                throw e.getCause();
-              }
-            });
   }
 }
