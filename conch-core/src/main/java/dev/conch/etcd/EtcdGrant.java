@@ -162,6 +162,7 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
       rewatch = current == null || current.broken;
     }
     if (rewatch && !stopped) {
+      session.countRewatch();
       watchFrom(revision + 1);
     }
   }

@@ -43,6 +43,7 @@ public final class EtcdSession implements AutoCloseable {
   private final LeaseKeeper keeper;
   private final Map<String, Election> elections = new ConcurrentHashMap<>();
   private final AtomicLong wakeups = new AtomicLong();
+  private final AtomicLong rewatches = new AtomicLong();
   private final InFlight requests = new InFlight(CAMPAIGN_REQUESTS);
   private final GhostKeys ghosts = new GhostKeys(this);
   private final Object monitor = new Object();
@@ -147,6 +148,15 @@ public final class EtcdSession implements AutoCloseable {
 
   void countWakeup() {
     wakeups.incrementAndGet();
+  }
+
+  /** How many times a term's watch of its own key was re-created after it broke. */
+  long rewatches() {
+    return rewatches.get();
+  }
+
+  void countRewatch() {
+    rewatches.incrementAndGet();
   }
 
   /** How many renewal rounds failed since the session opened. */

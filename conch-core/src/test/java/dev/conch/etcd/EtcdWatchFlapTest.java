@@ -8,10 +8,6 @@ import dev.conch.ElectionEvent;
 import dev.conch.ElectionOptions;
 import dev.conch.test.EtcdExtension;
 import dev.conch.test.TcpProxy;
-import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Client;
-import io.etcd.jetcd.Watch;
-import io.etcd.jetcd.options.WatchOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,23 +48,8 @@ class EtcdWatchFlapTest {
   @Test
   void resetConnectionsWhileTheKeeperReWatchesHundredsOfTermsStopNoRenewal() {
     try (TcpProxy proxy = TcpProxy.start("127.0.0.1", etcd.cluster().member(0).clientPort())) {
-      Client client = etcds.client(proxy.endpoint());
-      AtomicInteger watches = new AtomicInteger();
-      Watch counted =
-          Etcds.intercept(
-              Watch.class,
-              client.getWatchClient(),
-              "watch",
-              args -> {
-                watches.incrementAndGet();
-                return client
-                    .getWatchClient()
-                    .watch((ByteSequence) args[0], (WatchOption) args[1], (Watch.Listener) args[2]);
-              });
       EtcdSession session =
-          etcds.session(
-              Etcds.intercept(Client.class, client, "getWatchClient", args -> counted),
-              SessionOptions.defaults());
+          etcds.session(etcds.client(proxy.endpoint()), SessionOptions.defaults());
       Queue<ElectionEvent.Lost> losses = new ConcurrentLinkedQueue<>();
       List<Election> elections = new ArrayList<>();
       for (int i = 0; i < OFFICES; i++) {
@@ -87,7 +68,7 @@ class EtcdWatchFlapTest {
           .until(() -> elections.stream().allMatch(Election::isLeader));
 
       long leaseBefore = session.keeper().current().validUntil;
-      int watchesBefore = watches.get();
+      long watchesBefore = session.rewatches();
       AtomicInteger resets = new AtomicInteger();
       faults.scheduleWithFixedDelay(
           () -> {
@@ -95,7 +76,7 @@ class EtcdWatchFlapTest {
             resets.incrementAndGet();
           },
           0,
-          700,
+          300,
           TimeUnit.MILLISECONDS);
       long until = System.nanoTime() + FLAPPING.toNanos();
       await()
@@ -115,7 +96,7 @@ class EtcdWatchFlapTest {
       assertThat(leaseAfterFlapping).isGreaterThan(leaseBefore);
       assertThat(resets.get()).isGreaterThan(10);
       // The resets broke the terms' watches and the keeper re-created them, many times over.
-      assertThat(watches.get() - watchesBefore).isGreaterThan(OFFICES);
+      assertThat(session.rewatches() - watchesBefore).isGreaterThan(OFFICES);
       assertThat(losses).isEmpty();
       assertThat(elections).allMatch(Election::isLeader);
       etcds.close(); // before the proxy
