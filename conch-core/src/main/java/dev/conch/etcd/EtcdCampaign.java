@@ -59,6 +59,7 @@ final class EtcdCampaign {
   private volatile long sentAt;
   private CompletableFuture<Boolean> waiting;
   private boolean withdrawn;
+  private Runnable leave = () -> {};
 
   EtcdCampaign(
       EtcdOffice lock,
@@ -124,18 +125,22 @@ final class EtcdCampaign {
    * nothing is sent, or the answer is only used to withdraw.
    */
   private <T> void ask(Supplier<CompletableFuture<T>> call, Consumer<T> next) {
-    CompletableFuture<T> answer;
+    boolean asking;
     synchronized (this) {
-      if (result.isDone()) {
-        answer = null;
-      } else {
-        busy = true;
-        answer = call.get();
-      }
+      asking = !result.isDone();
+      busy = asking;
     }
-    if (answer == null) {
+    if (!asking) {
       withdraw();
       return;
+    }
+    // Sent outside the monitor: jetcd's watch callbacks run under its client-wide lock and end in
+    // this campaign's monitor, so holding it across a call into jetcd could deadlock.
+    CompletableFuture<T> answer;
+    try {
+      answer = call.get();
+    } catch (RuntimeException e) {
+      answer = CompletableFuture.failedFuture(e); // a closed client throws at once
     }
     answer.whenComplete(
         (value, error) -> {
@@ -162,6 +167,7 @@ final class EtcdCampaign {
       lease = granted;
       key = lock.keyOf(granted);
       value = bytes(self.at(0, granted.id).toValueJson());
+      leave = session.ghosts().use(key);
     }
     put();
   }
@@ -272,8 +278,17 @@ final class EtcdCampaign {
   private void awaitDeletion(KeyValue predecessor, long fromRevision) {
     ask(
         () -> {
-          waiting = PredecessorWatch.deletionOf(session, predecessor, fromRevision, lease);
-          return waiting;
+          CompletableFuture<Boolean> wait =
+              PredecessorWatch.deletionOf(session, predecessor, fromRevision, lease);
+          boolean left;
+          synchronized (this) {
+            waiting = wait;
+            left = result.isDone();
+          }
+          if (left) {
+            wait.complete(false); // cancelled while the watch was set up: stop waiting now
+          }
+          return wait;
         },
         deleted -> {
           if (deleted) {
@@ -285,8 +300,12 @@ final class EtcdCampaign {
 
   private void won(Read won) {
     Holder holder = self.since(session.options().clock().instant()).at(won.rev, lease.id);
+    Runnable left;
+    synchronized (this) {
+      left = leave;
+    }
     EtcdGrant grant =
-        new EtcdGrant(session, office, key, holder, lease, changed, won.sentAt, won.revision);
+        new EtcdGrant(session, office, key, holder, lease, changed, won.sentAt, won.revision, left);
     if (result.complete(grant)) {
       // After: the term starts without waiting for them.
       grant.watch();
@@ -309,19 +328,29 @@ final class EtcdCampaign {
 
   /**
    * No ghost candidate (etcd#21128): the key goes now, or as soon as etcd answers. Before its
-   * revision is known (the put timed out but may still be applied), it is matched by value.
+   * revision is known (the put timed out but may still be applied), it is matched by value, and
+   * read in every round of the lease from now on, so that a put etcd applies after this delete is
+   * undone too ({@link GhostKeys}).
    */
   private void withdraw() {
     ByteSequence mine;
     Cmp compare;
+    boolean unknown;
+    Runnable left;
     synchronized (this) {
       if (withdrawn || key == null) {
         return;
       }
       withdrawn = true;
       mine = key;
-      compare = rev > 0 ? createdAt(key, rev) : new Cmp(key, Cmp.Op.EQUAL, CmpTarget.value(value));
+      unknown = rev == 0;
+      compare = unknown ? new Cmp(key, Cmp.Op.EQUAL, CmpTarget.value(value)) : createdAt(key, rev);
+      left = leave;
     }
+    if (unknown) {
+      session.ghosts().guard(mine, lease);
+    }
+    left.run();
     session.ensure(
         "withdrawing from office '" + office + "'", () -> lock.deleteWhen(mine, compare));
   }

@@ -34,11 +34,11 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
   private final Runnable unhold;
   private final Runnable unlisten;
   private final long confirmRevision;
+  private final Runnable left;
 
-  // Guarded by this.
-  private Watch.Watcher watcher;
-  private int generation;
-  private boolean watchBroken;
+  // Guarded by watching; never held while calling into jetcd (see watchFrom).
+  private final Object watching = new Object();
+  private Watching current;
 
   private volatile long confirmedUntil;
   private volatile boolean keyDeleted;
@@ -52,7 +52,8 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
       LeaseKeeper.Lease lease,
       Runnable changed,
       long confirmSentAt,
-      long confirmRevision) {
+      long confirmRevision,
+      Runnable left) {
     this.session = session;
     this.office = office;
     this.key = key;
@@ -63,6 +64,7 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
     this.confirmRevision = confirmRevision;
     this.unhold = session.keeper().hold(this);
     this.unlisten = session.listen(changed);
+    this.left = left;
   }
 
   @Override
@@ -79,54 +81,67 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
     watchFrom(confirmRevision + 1);
   }
 
-  /** Replaces the watcher by one from {@code revision}; callbacks of the old one are ignored. */
+  /**
+   * Replaces the watcher by one from {@code revision}; callbacks of the old one are ignored.
+   *
+   * <p>No conch monitor is held while jetcd is called: jetcd 0.8.7 runs a watcher's {@code onError}
+   * and {@code onCompleted} while holding the watch client's one lock, which {@code watch()} and
+   * {@code close()} take too. A monitor held across {@code watch()} that a callback also wanted
+   * stopped the keeper and a jetcd thread for good. The callbacks take no lock at all.
+   */
   private void watchFrom(long revision) {
-    Watch.Watcher old;
-    synchronized (this) {
-      old = detachWatcher();
-      if (!stopped) {
-        int mine = generation;
-        watchBroken = false;
-        watcher =
-            session
-                .client()
-                .getWatchClient()
-                .watch(
-                    key,
-                    WatchOption.builder()
-                        .withRevision(revision)
-                        .withNoPut(true)
-                        .withRequireLeader(true)
-                        .build(),
-                    Watch.listener(
-                        response -> {
-                          if (response.getEvents().stream()
-                              .anyMatch(e -> e.getEventType() == WatchEvent.EventType.DELETE)) {
-                            markDeleted();
-                          }
-                        },
-                        error -> broken(mine),
-                        () -> broken(mine)));
+    Watching next = new Watching();
+    Watching old;
+    synchronized (watching) {
+      if (stopped) {
+        return;
       }
+      old = current;
+      current = next;
     }
-    // Closed outside the lock: jetcd calls the old listener's completion from close().
     if (old != null) {
       old.close();
     }
-  }
-
-  private synchronized void broken(int of) {
-    if (of == generation) {
-      watchBroken = true;
+    Watch.Watcher created;
+    try {
+      created =
+          session
+              .client()
+              .getWatchClient()
+              .watch(
+                  key,
+                  WatchOption.builder()
+                      .withRevision(revision)
+                      .withNoPut(true)
+                      .withRequireLeader(true)
+                      .build(),
+                  Watch.listener(
+                      response -> {
+                        if (response.getEvents().stream()
+                            .anyMatch(e -> e.getEventType() == WatchEvent.EventType.DELETE)) {
+                          markDeleted();
+                        }
+                      },
+                      error -> next.broken = true,
+                      () -> next.broken = true));
+    } catch (RuntimeException e) {
+      // A closed client: the keeper's rounds still confirm the key, and try again.
+      next.broken = true;
+      log.debug("office '{}': could not watch own key: {}", office, e.toString());
+      return;
+    }
+    if (!next.attach(created)) {
+      created.close();
     }
   }
 
-  /** Takes the current watcher away; its callbacks are ignored from now on. */
-  private synchronized Watch.Watcher detachWatcher() {
-    generation++;
-    Watch.Watcher old = watcher;
-    watcher = null;
-    return old;
+  /** Takes the current watch away; its callbacks are ignored from now on. */
+  private Watching detach() {
+    synchronized (watching) {
+      Watching old = current;
+      current = null;
+      return old;
+    }
   }
 
   @Override
@@ -143,10 +158,11 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
   public void confirmed(long validUntil, long revision) {
     confirmedUntil = validUntil;
     boolean rewatch;
-    synchronized (this) {
-      rewatch = watchBroken || watcher == null;
+    synchronized (watching) {
+      rewatch = current == null || current.broken;
     }
     if (rewatch && !stopped) {
+      session.countRewatch();
       watchFrom(revision + 1);
     }
   }
@@ -165,10 +181,13 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
   }
 
   void stop() {
-    stopped = true;
+    synchronized (watching) {
+      stopped = true;
+    }
     unhold.run();
     unlisten.run();
-    Watch.Watcher last = detachWatcher();
+    left.run();
+    Watching last = detach();
     if (last != null) {
       last.close();
     }
@@ -192,5 +211,36 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
       return Optional.of(LossReason.KEY_DELETED);
     }
     return Optional.ofNullable(lease.gone);
+  }
+
+  /**
+   * One watch of the key. Its callbacks only set {@link #broken}: they run under jetcd's lock. A
+   * watch replaced before jetcd returned its watcher is closed by whoever comes second.
+   */
+  private static final class Watching {
+    volatile boolean broken;
+    private Watch.Watcher watcher;
+    private boolean closed;
+
+    /** Keeps {@code created}, or returns false when this watch was closed meanwhile. */
+    synchronized boolean attach(Watch.Watcher created) {
+      if (closed) {
+        return false;
+      }
+      watcher = created;
+      return true;
+    }
+
+    void close() {
+      Watch.Watcher last;
+      synchronized (this) {
+        closed = true;
+        last = watcher;
+        watcher = null;
+      }
+      if (last != null) {
+        last.close(); // outside the lock: jetcd calls onCompleted from close()
+      }
+    }
   }
 }

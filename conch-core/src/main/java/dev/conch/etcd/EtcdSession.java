@@ -43,7 +43,9 @@ public final class EtcdSession implements AutoCloseable {
   private final LeaseKeeper keeper;
   private final Map<String, Election> elections = new ConcurrentHashMap<>();
   private final AtomicLong wakeups = new AtomicLong();
+  private final AtomicLong rewatches = new AtomicLong();
   private final InFlight requests = new InFlight(CAMPAIGN_REQUESTS);
+  private final GhostKeys ghosts = new GhostKeys(this);
   private final Object monitor = new Object();
 
   // Guarded by monitor.
@@ -148,6 +150,15 @@ public final class EtcdSession implements AutoCloseable {
     wakeups.incrementAndGet();
   }
 
+  /** How many times a term's watch of its own key was re-created after it broke. */
+  long rewatches() {
+    return rewatches.get();
+  }
+
+  void countRewatch() {
+    rewatches.incrementAndGet();
+  }
+
   /** How many renewal rounds failed since the session opened. */
   public long renewalFailures() {
     return keeper.renewalFailures();
@@ -189,6 +200,11 @@ public final class EtcdSession implements AutoCloseable {
 
   LeaseKeeper keeper() {
     return keeper;
+  }
+
+  /** The candidate keys whose put may land after their candidate left ({@link GhostKeys}). */
+  GhostKeys ghosts() {
+    return ghosts;
   }
 
   /** The line the campaigns' requests wait in ({@link InFlight}). */

@@ -8,6 +8,7 @@ import dev.conch.LossReason;
 import dev.conch.Ticker;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdException;
 import io.etcd.jetcd.kv.GetResponse;
@@ -30,9 +31,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps the one lease of a session: grants it, renews it on its {@link RenewalBudget}, and in the
- * same round reads, in one request for up to 128 keys, the keys of the terms held on it (do they
- * still exist?) and the keys its followers wait behind (are they gone?). One thread, {@code
- * conch-lease}, on a monotonic clock.
+ * same round reads, in one request for up to 128 keys (fewer when etcd's {@code --max-txn-ops} is
+ * lower: learned from its refusal), the keys of the terms held on it (do they still exist?) and the
+ * keys its followers wait behind (are they gone?). One thread, {@code conch-lease}, on a monotonic
+ * clock.
  *
  * <p>The local deadline D of the lease is the send time of the last acknowledged renewal plus the
  * TTL etcd granted: etcd cannot expire the lease before D. A held key is believed until the send
@@ -51,6 +53,12 @@ final class LeaseKeeper implements AutoCloseable {
   /** etcd refuses transactions of more than 128 operations by default ({@code --max-txn-ops}). */
   private static final int KEYS_PER_CHECK = 128;
 
+  /** etcd's error for a transaction over its {@code --max-txn-ops} (ErrGRPCTooManyOps). */
+  static final String TOO_MANY_OPS = "too many operations in txn request";
+
+  /** After an unexpected failure, not sooner: a bug that fails every round must not spin. */
+  private static final long RETRY_AFTER_UNEXPECTED = TimeUnit.MILLISECONDS.toNanos(100);
+
   private final Client client;
   private final SessionOptions options;
   private final Ticker ticker;
@@ -61,7 +69,11 @@ final class LeaseKeeper implements AutoCloseable {
   private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
   private final Set<HeldKey> held = ConcurrentHashMap.newKeySet();
   private final AtomicLong renewalFailures = new AtomicLong();
+  private final UnexpectedFailures unexpected = new UnexpectedFailures(log);
   private final Thread thread;
+
+  // Only the keeper's thread writes it: the most reads etcd takes in one transaction.
+  private volatile int keysPerCheck = KEYS_PER_CHECK;
 
   // Guarded by monitor.
   private final List<CompletableFuture<Lease>> waiting = new ArrayList<>();
@@ -71,6 +83,7 @@ final class LeaseKeeper implements AutoCloseable {
   private Duration lossLead = Duration.ZERO;
   private RenewalBudget budget;
   private String lastError = "no attempt yet";
+  private String clientClosed;
 
   /**
    * Starts the keeper's thread; nothing is asked of etcd until {@link #lease} is called.
@@ -131,6 +144,9 @@ final class LeaseKeeper implements AutoCloseable {
       if (closed) {
         return CompletableFuture.failedFuture(
             new EtcdUnavailableException("session is closed", null));
+      }
+      if (clientClosed != null) {
+        return CompletableFuture.failedFuture(new EtcdUnavailableException(clientClosed, null));
       }
       if (lease != null && lease.gone == null) {
         return CompletableFuture.completedFuture(lease);
@@ -256,36 +272,80 @@ final class LeaseKeeper implements AutoCloseable {
         lastRound = sendAt;
         nextAttempt = sendAt + plan.interval().toNanos();
       } catch (EtcdUnavailableException e) {
-        String error = EtcdCalls.describe(e);
-        synchronized (monitor) {
-          lastError = error;
-        }
-        connectBackoff.reset();
         nextAttempt = sendAt + retryDelay(current, plan);
-        boolean firstFailure = !failing;
+        failed(current, e, !failing);
         failing = true;
-        if (current == null) {
-          // No lease yet: nothing held, nothing to lose.
-        } else if (isNotFound(e)) {
-          current.gone = LossReason.LEASE_EXPIRED;
-          log.warn("lease {} is gone in etcd", current.hex());
-        } else {
-          renewalFailures.incrementAndGet();
-          if (firstFailure) {
-            log.warn(
-                "lease {} renewal failed, retrying until its deadline: {}", current.hex(), error);
-          }
-          if (ticker.nanoTime() - current.validUntil >= 0) {
-            // etcd may have expired it by now: whoever is next may lead already.
-            current.gone = LossReason.LEASE_EXPIRED;
-            log.warn("lease {} passed its deadline without renewal", current.hex());
-          }
-        }
       } catch (InterruptedException e) {
         return;
+      } catch (RuntimeException | Error e) {
+        // A bug, a client that cannot be built: the round failed like one etcd did not answer, and
+        // the deadline D still fails closed. A keeper that ended here would end every term later.
+        unexpected.report("lease round", e);
+        nextAttempt = sendAt + Math.max(retryDelay(current, plan), RETRY_AFTER_UNEXPECTED);
+        failed(current, e, !failing);
+        failing = true;
       }
-      listeners.forEach(Runnable::run);
+      tellListeners();
+    }
+  }
+
+  /** A failed round: the lease is gone, or failing until its deadline, or the client is closed. */
+  private void failed(Lease current, Throwable e, boolean firstFailure) {
+    String error = EtcdCalls.describe(e);
+    boolean closedClient = UnexpectedFailures.isClientClosed(e);
+    List<CompletableFuture<Lease>> told = List.of();
+    String reason;
+    synchronized (monitor) {
+      lastError = error;
+      if (closedClient && clientClosed == null) {
+        clientClosed = "the etcd client of this session is closed (" + error + ")";
+        wanted = false; // nothing to grant with: lease() refuses from now on
+        told = List.copyOf(waiting);
+        waiting.clear();
+      }
+      reason = clientClosed;
+    }
+    if (closedClient) {
+      told.forEach(future -> future.completeExceptionally(new EtcdUnavailableException(reason, e)));
+      if (current != null && current.gone == null) {
+        // It can never be renewed again: its terms end now, not at the deadline.
+        current.gone = LossReason.RENEWAL_FAILED;
+        log.error("lease {} given up: {}", current.hex(), reason);
+      }
+      return;
+    }
+    connectBackoff.reset();
+    if (current == null) {
+      // No lease yet: nothing held, nothing to lose.
+    } else if (isNotFound(e)) {
+      current.gone = LossReason.LEASE_EXPIRED;
+      log.warn("lease {} is gone in etcd", current.hex());
+    } else {
+      renewalFailures.incrementAndGet();
+      if (firstFailure) {
+        log.warn("lease {} renewal failed, retrying until its deadline: {}", current.hex(), error);
+      }
+      if (ticker.nanoTime() - current.validUntil >= 0) {
+        // etcd may have expired it by now: whoever is next may lead already.
+        current.gone = LossReason.LEASE_EXPIRED;
+        log.warn("lease {} passed its deadline without renewal", current.hex());
+      }
+    }
+  }
+
+  /** Tells the listeners and the session of a round; one that throws stops none of the others. */
+  private void tellListeners() {
+    for (Runnable listener : listeners) {
+      try {
+        listener.run();
+      } catch (RuntimeException e) {
+        unexpected.report("a listener of the lease", e);
+      }
+    }
+    try {
       onTick.run();
+    } catch (RuntimeException e) {
+      unexpected.report("the session's tick", e);
     }
   }
 
@@ -336,8 +396,8 @@ final class LeaseKeeper implements AutoCloseable {
   }
 
   /**
-   * Reads every held key of {@code current} in linearizable transactions of up to {@value
-   * #KEYS_PER_CHECK} gets: one request per round for all but the largest sessions.
+   * Reads every held key of {@code current} in linearizable transactions of up to {@link
+   * #keysPerCheck} gets: one request per round for all but the largest sessions.
    */
   private void confirmHeldKeys(long sendAt, Lease current, RenewalBudget plan)
       throws InterruptedException {
@@ -347,30 +407,55 @@ final class LeaseKeeper implements AutoCloseable {
         keys.add(key);
       }
     }
-    for (int from = 0; from < keys.size(); from += KEYS_PER_CHECK) {
-      List<HeldKey> chunk = keys.subList(from, Math.min(keys.size(), from + KEYS_PER_CHECK));
+    int from = 0;
+    while (from < keys.size()) {
+      int size = keysPerCheck;
+      List<HeldKey> chunk = keys.subList(from, Math.min(keys.size(), from + size));
       Op[] gets = new Op[chunk.size()];
       for (int i = 0; i < gets.length; i++) {
         gets[i] = Op.get(chunk.get(i).key(), GetOption.DEFAULT);
       }
-      TxnResponse read =
-          await(
-              client.getKVClient().txn().Then(gets).commit(),
-              plan.attemptTimeout(),
-              "confirming the leaders' keys");
+      TxnResponse read;
+      try {
+        read =
+            await(
+                client.getKVClient().txn().Then(gets).commit(),
+                plan.attemptTimeout(),
+                "confirming the leaders' keys");
+      } catch (EtcdUnavailableException e) {
+        if (!isTooManyOps(e) || chunk.size() == 1) {
+          throw e;
+        }
+        // An etcd with a lower --max-txn-ops than its default: learn it once, in this round.
+        keysPerCheck = Math.max(1, chunk.size() / 2);
+        log.warn(
+            "etcd refused {} reads in one transaction (its --max-txn-ops is lower); confirming"
+                + " held keys {} at a time from now on",
+            chunk.size(),
+            keysPerCheck);
+        continue;
+      }
       long revision = read.getHeader().getRevision();
       List<GetResponse> found = read.getGetResponses();
       for (int i = 0; i < chunk.size(); i++) {
-        HeldKey key = chunk.get(i);
-        boolean present =
-            found.get(i).getKvs().stream().anyMatch(kv -> kv.getCreateRevision() == key.rev());
-        if (present) {
-          key.confirmed(sendAt + current.ttlNanos, revision);
-        } else {
-          key.missing();
+        try {
+          chunk.get(i).read(found.get(i).getKvs(), sendAt + current.ttlNanos, revision);
+        } catch (RuntimeException e) {
+          unexpected.report("a held key's check", e); // the other keys' checks go on
         }
       }
+      from += chunk.size();
     }
+  }
+
+  /** etcd's answer to a transaction of more operations than its {@code --max-txn-ops}. */
+  static boolean isTooManyOps(Throwable error) {
+    for (Throwable t = error; t != null && t.getCause() != t; t = t.getCause()) {
+      if (t.getMessage() != null && t.getMessage().contains(TOO_MANY_OPS)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Forgets a lost lease; the session makes sure etcd forgets it too, so that its keys go. */
@@ -380,9 +465,12 @@ final class LeaseKeeper implements AutoCloseable {
         lease = null;
       }
     }
-    onRetired.accept(gone);
-    listeners.forEach(Runnable::run);
-    onTick.run();
+    try {
+      onRetired.accept(gone);
+    } catch (RuntimeException e) {
+      unexpected.report("retiring the lease", e);
+    }
+    tellListeners();
   }
 
   static boolean isNotFound(Throwable error) {
@@ -422,6 +510,18 @@ final class LeaseKeeper implements AutoCloseable {
 
     /** The key is gone (or is another key now). */
     void missing();
+
+    /**
+     * What a round read of the key: {@code found} are its versions (none or one), believed until
+     * {@code validUntil}, read at {@code revision}. Tells {@link #confirmed} or {@link #missing}.
+     */
+    default void read(List<KeyValue> found, long validUntil, long revision) {
+      if (found.stream().anyMatch(kv -> kv.getCreateRevision() == rev())) {
+        confirmed(validUntil, revision);
+      } else {
+        missing();
+      }
+    }
   }
 
   /** The session's lease: valid until {@code validUntil} unless {@code gone} says why not. */

@@ -5,9 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.conch.test.EtcdCluster;
 import dev.conch.test.Etcdctl;
 import io.etcd.jetcd.Client;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /** Clients and sessions on a test cluster, all closed together. */
 final class Etcds implements AutoCloseable {
@@ -29,6 +32,33 @@ final class Etcds implements AutoCloseable {
     EtcdSession session = EtcdSession.open(client, options);
     open.add(0, session);
     return session;
+  }
+
+  /** Closes {@code closeable} first, with the sessions. */
+  void track(AutoCloseable closeable) {
+    open.add(0, closeable);
+  }
+
+  /**
+   * {@code real}, except that calls of {@code method} get what {@code instead} makes of their
+   * arguments: how a test routes or counts one kind of call of a jetcd interface.
+   */
+  @SuppressWarnings("unchecked")
+  static <T> T intercept(Class<T> type, T real, String method, Function<Object[], Object> instead) {
+    return (T)
+        Proxy.newProxyInstance(
+            type.getClassLoader(),
+            new Class<?>[] {type},
+            (self, called, args) -> {
+              if (called.getName().equals(method)) {
+                return instead.apply(args);
+              }
+              try {
+                return called.invoke(real, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
   }
 
   /** How many candidate keys the election of {@code office} has, as etcdctl reads them. */

@@ -11,6 +11,7 @@ import java.net.Socket;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -24,6 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *   proxy.blackhole(); // connections stay open, nothing flows: a silent partition
  *   proxy.restore();
  *   proxy.dropConnections(); // every connection reset: a crashed peer or a restarted router
+ *   proxy.delayRequests(Duration.ofSeconds(3)); // requests arrive late, answers at once
  * }
  * }</pre>
  */
@@ -44,6 +46,7 @@ public final class TcpProxy implements AutoCloseable {
   // Guarded by "this"; pumps wait on "this" while black-holed.
   private boolean blackholed;
   private boolean closed;
+  private long requestDelayNanos;
 
   private TcpProxy(String targetHost, int targetPort) throws IOException {
     this.targetHost = targetHost;
@@ -93,6 +96,16 @@ public final class TcpProxy implements AutoCloseable {
    */
   public long bytesForwarded() {
     return forwarded.get();
+  }
+
+  /**
+   * Holds every chunk that a client sends for {@code delay} before it goes on to the target (zero:
+   * at once), in order, while answers flow back at once: a slow link or member, where a request
+   * reaches etcd after the client gave up on it. Applies to chunks read from now on.
+   */
+  public synchronized void delayRequests(Duration delay) {
+    requestDelayNanos = delay.toNanos();
+    notifyAll();
   }
 
   /** Whether the proxy is black-holed. */
@@ -173,6 +186,23 @@ public final class TcpProxy implements AutoCloseable {
     return !closed && !link.isClosed();
   }
 
+  /** Waits until a chunk read at {@code readAt} is due; false if closed meanwhile. */
+  private synchronized boolean awaitDelay(Link link, long readAt) {
+    while (!closed && !link.isClosed()) {
+      long left = readAt + requestDelayNanos - System.nanoTime();
+      if (left <= 0) {
+        return true;
+      }
+      try {
+        TimeUnit.NANOSECONDS.timedWait(this, left);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+    return false;
+  }
+
   private Thread thread(String name, Runnable body) {
     Thread thread =
         new Thread(
@@ -232,11 +262,11 @@ public final class TcpProxy implements AutoCloseable {
         }
         upstream = target;
       }
-      thread(id + "-down", () -> pump(target, client)).start();
-      pump(client, target);
+      thread(id + "-down", () -> pump(target, client, false)).start();
+      pump(client, target, true);
     }
 
-    private void pump(Socket from, Socket to) {
+    private void pump(Socket from, Socket to, boolean request) {
       byte[] buffer = new byte[16 * 1024];
       try {
         InputStream in = from.getInputStream();
@@ -250,7 +280,7 @@ public final class TcpProxy implements AutoCloseable {
             }
             return;
           }
-          if (!awaitOpen(this)) {
+          if ((request && !awaitDelay(this, System.nanoTime())) || !awaitOpen(this)) {
             return;
           }
           out.write(buffer, 0, n);

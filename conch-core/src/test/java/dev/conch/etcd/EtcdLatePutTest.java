@@ -1,0 +1,177 @@
+package dev.conch.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.conch.Election;
+import dev.conch.ElectionOptions;
+import dev.conch.test.EtcdExtension;
+import dev.conch.test.TcpProxy;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.Txn;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A campaign put that etcd applies after the campaign gave up on it: the request went over a slow
+ * link (a {@link TcpProxy} that delays requests), the withdrawal over a fast one, so the withdrawal
+ * found nothing to delete and the put landed afterwards, on the live lease of a session that stays
+ * open. That key led the office against everyone, though its candidate had left.
+ *
+ * <p>The client sends its first campaign put over the slow link and everything else over the fast
+ * one: what gRPC's round robin does when it picks a slow member for that one request.
+ */
+@Timeout(90)
+class EtcdLatePutTest {
+
+  private static final String OFFICE = "late-put";
+  private static final Duration DELAY = Duration.ofSeconds(5);
+
+  @RegisterExtension static final EtcdExtension etcd = EtcdExtension.members(1);
+
+  private final Etcds etcds = new Etcds();
+
+  @AfterEach
+  void close() {
+    etcds.close();
+  }
+
+  @Test
+  void aPutAppliedAfterItsCandidateLeftDoesNotHoldTheOffice() throws Exception {
+    try (TcpProxy proxy = TcpProxy.start("127.0.0.1", etcd.cluster().member(0).clientPort())) {
+      Client fast = etcds.client(etcd.cluster());
+      Client slow = etcds.client(proxy.endpoint());
+      slow.getKVClient().get(bytes("/warm-up")).get(10, TimeUnit.SECONDS); // connected before
+      proxy.delayRequests(DELAY);
+      SlowFirstPut routing = new SlowFirstPut(fast, slow);
+      ConcurrentLinkedQueue<WatchEvent> puts = new ConcurrentLinkedQueue<>();
+      Watch.Watcher history =
+          fast.getWatchClient()
+              .watch(
+                  bytes("/conch/v1/elect/" + OFFICE + "/"),
+                  WatchOption.builder().isPrefix(true).withNoDelete(true).build(),
+                  response -> puts.addAll(response.getEvents()));
+      etcds.track(history::close);
+
+      SessionOptions options =
+          SessionOptions.defaults()
+              .withTtl(Duration.ofSeconds(3))
+              .withTimeout(Duration.ofSeconds(1));
+      EtcdSession left = etcds.session(routing.client(), options);
+      Election leaving = left.election(ElectionOptions.forOffice(OFFICE));
+      leaving.start();
+      // The put timed out (its answer will never come); the candidate leaves before etcd gets it.
+      await().atMost(Duration.ofSeconds(20)).until(() -> routing.slowPut.isDone());
+      leaving.close();
+      long closedAt =
+          fast.getKVClient()
+              .get(bytes("/warm-up"))
+              .get(10, TimeUnit.SECONDS)
+              .getHeader()
+              .getRevision();
+
+      // The put lands now, on the lease of the session that stays open.
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(
+              () ->
+                  puts.stream()
+                      .anyMatch(
+                          e ->
+                              e.getKeyValue().getLease() == left.leaseId()
+                                  && e.getKeyValue().getCreateRevision() > closedAt));
+
+      EtcdSession other = etcds.session(etcds.client(etcd.cluster()), SessionOptions.defaults());
+      Election next = other.election(ElectionOptions.forOffice(OFFICE));
+      next.start();
+      await().atMost(Duration.ofSeconds(20)).until(next::isLeader);
+      assertThat(left.isAlive()).as("the session that left stays open").isTrue();
+      etcds.close(); // before the proxy
+    }
+  }
+
+  private static ByteSequence bytes(String text) {
+    return ByteSequence.from(text, StandardCharsets.UTF_8);
+  }
+
+  /** A client that sends the first transaction with a put over {@code slow}, all else over fast. */
+  private static final class SlowFirstPut {
+    private final Client fast;
+    private final Client slow;
+    private final AtomicBoolean sent = new AtomicBoolean();
+    final CompletableFuture<TxnResponse> slowPut = new CompletableFuture<>();
+
+    SlowFirstPut(Client fast, Client slow) {
+      this.fast = fast;
+      this.slow = slow;
+    }
+
+    Client client() {
+      KV kv = Etcds.intercept(KV.class, fast.getKVClient(), "txn", args -> new Recording());
+      return Etcds.intercept(Client.class, fast, "getKVClient", args -> kv);
+    }
+
+    /** A transaction that is built first and sent on commit, over the link it calls for. */
+    private final class Recording implements Txn {
+      private final List<Cmp> cmps = new ArrayList<>();
+      private final List<Op> thens = new ArrayList<>();
+      private final List<Op> elses = new ArrayList<>();
+
+      @Override
+      public Txn If(Cmp... compares) {
+        cmps.addAll(Arrays.asList(compares));
+        return this;
+      }
+
+      @Override
+      public Txn Then(Op... ops) {
+        thens.addAll(Arrays.asList(ops));
+        return this;
+      }
+
+      @Override
+      public Txn Else(Op... ops) {
+        elses.addAll(Arrays.asList(ops));
+        return this;
+      }
+
+      @Override
+      public CompletableFuture<TxnResponse> commit() {
+        boolean late =
+            thens.stream().anyMatch(op -> op instanceof Op.PutOp)
+                && sent.compareAndSet(false, true);
+        Client via = late ? slow : fast;
+        CompletableFuture<TxnResponse> answer =
+            via.getKVClient()
+                .txn()
+                .If(cmps.toArray(Cmp[]::new))
+                .Then(thens.toArray(Op[]::new))
+                .Else(elses.toArray(Op[]::new))
+                .commit();
+        if (late) {
+          answer.whenComplete((r, e) -> slowPut.complete(r));
+        }
+        return answer;
+      }
+    }
+  }
+}

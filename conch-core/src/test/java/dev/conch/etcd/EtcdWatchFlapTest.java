@@ -1,0 +1,105 @@
+package dev.conch.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.conch.Election;
+import dev.conch.ElectionEvent;
+import dev.conch.ElectionOptions;
+import dev.conch.test.EtcdExtension;
+import dev.conch.test.TcpProxy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Hundreds of terms on one session while the connection to etcd is reset again and again: every
+ * reset breaks every watch at once (jetcd delivers the errors under its client-wide watch lock),
+ * and the lease keeper re-watches every held key in its next round. Renewals must go on throughout
+ * and every term must stay held.
+ */
+@Timeout(240)
+class EtcdWatchFlapTest {
+
+  private static final int OFFICES = 300;
+  private static final Duration FLAPPING = Duration.ofSeconds(20);
+
+  @RegisterExtension static final EtcdExtension etcd = EtcdExtension.members(1);
+
+  private final Etcds etcds = new Etcds();
+  private final ScheduledExecutorService faults = Executors.newSingleThreadScheduledExecutor();
+
+  @AfterEach
+  void close() {
+    faults.shutdownNow();
+    etcds.close();
+  }
+
+  @Test
+  void resetConnectionsWhileTheKeeperReWatchesHundredsOfTermsStopNoRenewal() {
+    try (TcpProxy proxy = TcpProxy.start("127.0.0.1", etcd.cluster().member(0).clientPort())) {
+      EtcdSession session =
+          etcds.session(etcds.client(proxy.endpoint()), SessionOptions.defaults());
+      Queue<ElectionEvent.Lost> losses = new ConcurrentLinkedQueue<>();
+      List<Election> elections = new ArrayList<>();
+      for (int i = 0; i < OFFICES; i++) {
+        Election election = session.election(ElectionOptions.forOffice("flap-" + i));
+        election.addListener(
+            event -> {
+              if (event instanceof ElectionEvent.Lost lost) {
+                losses.add(lost);
+              }
+            });
+        election.start();
+        elections.add(election);
+      }
+      await()
+          .atMost(Duration.ofSeconds(120))
+          .until(() -> elections.stream().allMatch(Election::isLeader));
+
+      long leaseBefore = session.keeper().current().validUntil;
+      long watchesBefore = session.rewatches();
+      AtomicInteger resets = new AtomicInteger();
+      faults.scheduleWithFixedDelay(
+          () -> {
+            proxy.dropConnections();
+            resets.incrementAndGet();
+          },
+          0,
+          300,
+          TimeUnit.MILLISECONDS);
+      long until = System.nanoTime() + FLAPPING.toNanos();
+      await()
+          .atMost(FLAPPING.plusSeconds(30))
+          .until(
+              () -> {
+                assertThat(losses).isEmpty();
+                return System.nanoTime() - until > 0;
+              });
+      faults.shutdownNow();
+
+      // Renewed after the flapping, not only before: the keeper's thread still runs its rounds.
+      long leaseAfterFlapping = session.keeper().current().validUntil;
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> session.keeper().current().validUntil > leaseAfterFlapping);
+      assertThat(leaseAfterFlapping).isGreaterThan(leaseBefore);
+      assertThat(resets.get()).isGreaterThan(10);
+      // The resets broke the terms' watches and the keeper re-created them, many times over.
+      assertThat(session.rewatches() - watchesBefore).isGreaterThan(OFFICES);
+      assertThat(losses).isEmpty();
+      assertThat(elections).allMatch(Election::isLeader);
+      etcds.close(); // before the proxy
+    }
+  }
+}
