@@ -313,17 +313,18 @@ final class LeadershipTerm implements Leadership.Validity {
       learn();
       LeadershipHandler handler = started.get(next--);
       LossReason why = reason;
+      // Past the stop deadline its work must still stop, and only it can stop it: it is called,
+      // on an interrupted thread, and not waited for.
+      boolean late = pastStopDeadline();
       HookRunner.Hook hook;
       try {
-        hook = hooks.start(() -> handler.lost(leadership, why));
+        HookRunner.Body body = () -> handler.lost(leadership, why);
+        hook = late ? hooks.startInterrupted(body) : hooks.start(body);
       } catch (RejectedExecutionException e) {
         log.error("office {}: election closed before lose hook {} could run", office(), handler);
         continue;
       }
-      if (pastStopDeadline()) {
-        // Its work must stop, and only it can stop it: it is called, on an interrupted thread,
-        // and not waited for.
-        hook.interrupt();
+      if (late) {
         log.warn(
             "office {}: lose hook {} called after the stop deadline ({}); interrupted and not"
                 + " waited for: work it does not stop may overlap a successor's",
@@ -369,12 +370,12 @@ final class LeadershipTerm implements Leadership.Validity {
       log.warn("office {}: the store failed while the lose hooks ran", office(), e);
       return;
     }
-    if (facts == null || rank(facts) <= rank(reason)) {
+    LossReason before = reason;
+    if (LossRule.upgrade(before, facts) == before) {
       return;
     }
-    LossReason before = reason;
     reason = facts;
-    if (rank(before) == 0) {
+    if (!LossRule.boundByDeadline(before)) {
       deadlineKnownAt = ticker.nanoTime();
     }
     log.warn("office {}: {} while the lose hooks of a {} stop ran", office(), facts, before);
@@ -385,29 +386,12 @@ final class LeadershipTerm implements Leadership.Validity {
     }
   }
 
-  /**
-   * 0: the key is kept until the lose hooks ran (resign, transfer, close, a failed acquire); 1: the
-   * lease deadline bounds the stop (renewal failed); 2: a successor may lead already.
-   */
-  private static int rank(LossReason why) {
-    if (why.successorMayLead()) {
-      return 2;
-    }
-    return why.isVoluntary() || why == LossReason.ACQUIRE_FAILED ? 0 : 1;
-  }
-
-  /**
-   * After an involuntary loss the lose hooks have the stop timeout from the moment it was known,
-   * and never beyond the safety margin before the lease deadline D.
-   */
-  private long stopDeadline() {
-    long byLease = grant.validUntil() - safetyMargin;
-    long byStop = deadlineKnownAt + stopTimeout;
-    return byLease - byStop < 0 ? byLease : byStop;
-  }
-
   private boolean pastStopDeadline() {
-    return rank(reason) > 0 && ticker.nanoTime() - stopDeadline() >= 0;
+    return LossRule.boundByDeadline(reason) && ticker.nanoTime() - stopDeadline() >= 0;
+  }
+
+  private long stopDeadline() {
+    return LossRule.stopDeadline(deadlineKnownAt, stopTimeout, grant.validUntil(), safetyMargin);
   }
 
   /**
@@ -435,8 +419,10 @@ final class LeadershipTerm implements Leadership.Validity {
               + "; interrupted and left behind");
       return;
     }
+    // Woken for the next limit: the hook timeout, the stop deadline, or (while the key is kept)
+    // the loss lead, where a stop that began as a resign starts keeping to the deadline.
     long wait = hookTimeout - ran;
-    arm(rank(reason) > 0 ? Math.min(wait, stopDeadline() - now) : wait);
+    arm(Math.min(wait, LossRule.boundByDeadline(reason) ? stopDeadline() - now : untilLossLead()));
   }
 
   private void giveUp(String why) {

@@ -43,4 +43,42 @@ class LossRuleTest {
     assertThat(LossRule.decide(Optional.ofNullable(store), asked, now, D, LEAD))
         .isEqualTo(expected);
   }
+
+  @ParameterizedTest(name = "stopping for {0}, learned {1} => {2}")
+  @CsvSource(
+      nullValues = "-",
+      value = {
+        // nothing new
+        "RESIGNED,       -,              RESIGNED",
+        "KEY_DELETED,    -,              KEY_DELETED",
+        // a stop that kept the key learns it may go: the deadline rules from now on
+        "RESIGNED,       RENEWAL_FAILED, RENEWAL_FAILED",
+        "TRANSFERRED,    KEY_DELETED,    KEY_DELETED",
+        "CLOSED,         LEASE_EXPIRED,  LEASE_EXPIRED",
+        "ACQUIRE_FAILED, KEY_DELETED,    KEY_DELETED",
+        "RENEWAL_FAILED, KEY_DELETED,    KEY_DELETED",
+        "RENEWAL_FAILED, LEASE_EXPIRED,  LEASE_EXPIRED",
+        // never downgraded, and the first fact that a successor may lead stays
+        "RENEWAL_FAILED, RENEWAL_FAILED, RENEWAL_FAILED",
+        "KEY_DELETED,    LEASE_EXPIRED,  KEY_DELETED",
+        "LEASE_EXPIRED,  RENEWAL_FAILED, LEASE_EXPIRED",
+      })
+  void factsLearnedDuringAStopOnlyEverMakeItsReasonWorse(
+      LossReason stopping, LossReason learned, LossReason expected) {
+    assertThat(LossRule.upgrade(stopping, learned)).isEqualTo(expected);
+  }
+
+  @ParameterizedTest(name = "known at {0}, deadline {1} => stop by {2}")
+  @CsvSource({
+    // renewal failed at the loss lead (D - stop timeout - margin): both bounds meet
+    "7000, 10000, 9000",
+    // noticed late: never beyond D - margin
+    "8500, 10000, 9000",
+    // a key deleted long before D: the stop timeout from then
+    "1000, 10000, 3000",
+  })
+  void stopDeadlineIsTheStopTimeoutAfterTheLossNeverPastTheMarginBeforeD(
+      long knownAt, long validUntil, long expected) {
+    assertThat(LossRule.stopDeadline(knownAt, 2_000, validUntil, 1_000)).isEqualTo(expected);
+  }
 }
