@@ -27,24 +27,11 @@ final class HookRunner implements AutoCloseable {
    * @throws RejectedExecutionException after {@link #close()}: a hook that comes that late (a loop
    *     that overran its stop bound) is not run
    */
-  Hook start(Body body) {
-    return start(body, false);
-  }
-
-  /**
-   * Starts {@code body} on a hook thread that is interrupted before it runs: a hook whose time is
-   * up before its turn came, told so from its first line.
-   */
-  Hook startInterrupted(Body body) {
-    return start(body, true);
-  }
-
-  private synchronized Hook start(Body body, boolean interrupted) {
+  synchronized Hook start(Body body) {
     if (closed) {
       throw new RejectedExecutionException("hooks of " + name + " are closed");
     }
     Hook hook = new Hook(body);
-    hook.interruptAsked = interrupted;
     SharedThreads.HOOKS.execute(() -> SharedThreads.runAs(name, hook::run));
     return hook;
   }

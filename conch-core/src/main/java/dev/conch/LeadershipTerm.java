@@ -28,12 +28,11 @@ import org.slf4j.LoggerFactory;
  * deadline give a running hook up at once.
  *
  * <p>Lose hooks run one after another, each bounded by the hook timeout. After an involuntary loss
- * the stop is also bounded by its deadline: the stop timeout from the moment the loss was known,
- * never beyond the safety margin before the lease deadline; a hook still running then is
- * interrupted and left behind, and one that comes later is called on an interrupted thread and not
- * waited for. What the store says or the deadline while they run upgrades the reason (a resign
- * whose key is deleted becomes {@link LossReason#KEY_DELETED}), and a hook called with a reason
- * that allowed grace is interrupted once a successor may lead.
+ * the stop is also bounded by its deadline ({@link LossRule#stopDeadline}); a hook still running
+ * then is interrupted and left behind, and those that come later are called and not waited for.
+ * What the store says or the deadline while they run upgrades the reason (a resign whose key is
+ * deleted becomes {@link LossReason#KEY_DELETED}), and a hook called with a reason that allowed
+ * grace is interrupted once a successor may lead.
  *
  * <p>Longer than most files here, on purpose: the phases of a term (acquire, hold, lose) share one
  * timer, one running hook and one rule for a step that throws, and read best in order.
@@ -313,21 +312,19 @@ final class LeadershipTerm implements Leadership.Validity {
       learn();
       LeadershipHandler handler = started.get(next--);
       LossReason why = reason;
-      // Past the stop deadline its work must still stop, and only it can stop it: it is called,
-      // on an interrupted thread, and not waited for.
-      boolean late = pastStopDeadline();
       HookRunner.Hook hook;
       try {
-        HookRunner.Body body = () -> handler.lost(leadership, why);
-        hook = late ? hooks.startInterrupted(body) : hooks.start(body);
+        hook = hooks.start(() -> handler.lost(leadership, why));
       } catch (RejectedExecutionException e) {
         log.error("office {}: election closed before lose hook {} could run", office(), handler);
         continue;
       }
-      if (late) {
+      if (pastStopDeadline()) {
+        // Its work must still stop, and only it can stop it: it is called, not interrupted (it
+        // would stop less), and not waited for, so that the hooks after it start at once too.
         log.warn(
-            "office {}: lose hook {} called after the stop deadline ({}); interrupted and not"
-                + " waited for: work it does not stop may overlap a successor's",
+            "office {}: lose hook {} called after the stop deadline ({}); not waited for: work it"
+                + " has not stopped may overlap a successor's",
             office(),
             handler,
             why);

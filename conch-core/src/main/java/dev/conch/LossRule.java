@@ -61,12 +61,14 @@ final class LossRule {
   }
 
   /**
-   * The stop deadline of an involuntary loss known since {@code knownAt}: the stop timeout from
-   * then, never beyond the safety margin before the lease deadline {@code validUntil}.
+   * The stop deadline of an involuntary loss known since {@code knownAt}: the loss lead (stop
+   * timeout, and the safety margin for scheduling delays) from then, never beyond the safety margin
+   * before the lease deadline {@code validUntil}. A renewal failure noticed on time therefore has
+   * the stop timeout exactly; a deleted key, whose lease lives on, the loss lead.
    */
   static long stopDeadline(long knownAt, long stopTimeout, long validUntil, long safetyMargin) {
     long byLease = validUntil - safetyMargin;
-    long byStop = knownAt + stopTimeout;
+    long byStop = knownAt + stopTimeout + safetyMargin;
     return byLease - byStop < 0 ? byLease : byStop;
   }
 

@@ -112,25 +112,36 @@ class FencedElectionStopTest {
   }
 
   @Test
-  void loseHookCalledAfterTheStopDeadlineIsStillCalledButOnAnInterruptedThread() throws Exception {
+  void loseHooksWhoseTurnComesAfterTheStopDeadlineAreAllCalledAtOnceAndNotWaitedFor()
+      throws Exception {
     List<Boolean> interruptedAtCall = new CopyOnWriteArrayList<>();
-    election.addHandler(
+    LeadershipHandler late =
         new LeadershipHandler() {
           @Override
-          public void lost(Leadership leadership, LossReason reason) {
+          public void lost(Leadership leadership, LossReason reason) throws Exception {
             interruptedAtCall.add(Thread.currentThread().isInterrupted());
+            slowLoseHook("late", false).lost(leadership, reason); // blocks, deaf to interrupts
           }
-        });
+        };
+    election.addHandler(late);
+    election.addHandler(late);
     election.addHandler(slowLoseHook("slow", false)); // runs first: lose hooks in reverse order
     election.start();
     assertThat(election.awaitLeadership(WAIT)).isTrue();
 
     now.addAndGet(7 * SECOND);
     await().atMost(WAIT).until(() -> hooks.contains("slow:RENEWAL_FAILED"));
-    now.addAndGet(2 * SECOND);
+    now.addAndGet(2 * SECOND); // the stop deadline: the slow one is given up
 
     await().atMost(WAIT).until(() -> lock.released.get() == 1);
-    assertThat(interruptedAtCall).containsExactly(true);
+    // Both were called though neither returned; neither was told to abort before it began.
+    assertThat(hooks)
+        .containsExactly(
+            "slow:RENEWAL_FAILED",
+            "slow:interrupted",
+            "late:RENEWAL_FAILED",
+            "late:RENEWAL_FAILED");
+    assertThat(interruptedAtCall).containsExactly(false, false);
   }
 
   @Test

@@ -74,8 +74,8 @@ class LossRuleTest {
     "7000, 10000, 9000",
     // noticed late: never beyond D - margin
     "8500, 10000, 9000",
-    // a key deleted long before D: the stop timeout from then
-    "1000, 10000, 3000",
+    // a key deleted long before D (its lease lives on): the loss lead from then
+    "1000, 10000, 4000",
   })
   void stopDeadlineIsTheStopTimeoutAfterTheLossNeverPastTheMarginBeforeD(
       long knownAt, long validUntil, long expected) {
