@@ -14,14 +14,16 @@ package dev.conch;
  *   <li>After a resign, transfer or close (or a failed acquire) the key is deleted only after the
  *       lose hooks returned, so no successor starts beside them; each has the hook timeout.
  *   <li>After an involuntary loss ({@link LossReason#RENEWAL_FAILED}, {@link
- *       LossReason#LEASE_EXPIRED}, {@link LossReason#KEY_DELETED}) the lose hooks together have
- *       until the stop deadline: the stop timeout and the safety margin from the moment the loss
- *       was known, never beyond the safety margin before the lease could expire (a renewal failure
- *       noticed on time has the stop timeout exactly). A hook still running then is interrupted and
- *       left behind (logged with its name); the hooks whose turn comes later are all called at once
- *       and not waited for. The work has stopped before the lease could expire only if the hooks
- *       return in time or heed the interrupt: a method that ignores interrupts cannot be stopped,
- *       and what it does runs on beside a successor.
+ *       LossReason#LEASE_EXPIRED}, {@link LossReason#KEY_DELETED}) the key may go without us. A
+ *       lose hook is warned about (with its name) when it still runs after the stop timeout: its
+ *       work may overlap a successor's. Nothing is waited for past the safety margin before the
+ *       lease could expire: a hook still running then is interrupted and left behind (logged with
+ *       its name), and the hooks whose turn comes later are all called at once and not waited for.
+ *       So the work has stopped before the lease could expire only if the hooks return in time or
+ *       heed the interrupt: a method that ignores interrupts cannot be stopped, and what it does
+ *       runs on beside a successor. After {@code KEY_DELETED} a successor may lead at once, while
+ *       the lease lives on: there the stop timeout is what bounds the overlap, and the hook timeout
+ *       what bounds the wait.
  *   <li>What is learned while they run counts: a resign whose key is deleted meanwhile becomes a
  *       {@code KEY_DELETED} loss and keeps to its rules; a hook called with a reason that allowed
  *       grace is interrupted once a successor may lead.

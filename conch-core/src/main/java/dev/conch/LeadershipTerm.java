@@ -28,11 +28,12 @@ import org.slf4j.LoggerFactory;
  * deadline give a running hook up at once.
  *
  * <p>Lose hooks run one after another, each bounded by the hook timeout. After an involuntary loss
- * the stop is also bounded by its deadline ({@link LossRule#stopDeadline}); a hook still running
- * then is interrupted and left behind, and those that come later are called and not waited for.
- * What the store says or the deadline while they run upgrades the reason (a resign whose key is
- * deleted becomes {@link LossReason#KEY_DELETED}), and a hook called with a reason that allowed
- * grace is interrupted once a successor may lead.
+ * the stop is also bounded by its deadline, the safety margin before the lease deadline D; a hook
+ * still running then is interrupted and left behind, and those that come later are called and not
+ * waited for; one that overruns the stop timeout is warned about (its work may overlap a
+ * successor's). What the store says or the deadline while they run upgrades the reason (a resign
+ * whose key is deleted becomes {@link LossReason#KEY_DELETED}), and a hook called with a reason
+ * that allowed grace is interrupted once a successor may lead.
  *
  * <p>Longer than most files here, on purpose: the phases of a term (acquire, hold, lose) share one
  * timer, one running hook and one rule for a step that throws, and read best in order.
@@ -86,7 +87,7 @@ final class LeadershipTerm implements Leadership.Validity {
   private long hookStartedAt;
   private int next;
   private ScheduledFuture<?> timer;
-  private long deadlineKnownAt; // when the loss became one the lease deadline bounds
+  private boolean warned; // the running lose hook overran the stop timeout
   private Throwable failure;
 
   // Written on the loop, read by state().
@@ -293,7 +294,6 @@ final class LeadershipTerm implements Leadership.Validity {
       return;
     }
     reason = why;
-    deadlineKnownAt = ticker.nanoTime();
     over = true;
     phase = Phase.LOSING;
     disarm();
@@ -333,6 +333,7 @@ final class LeadershipTerm implements Leadership.Validity {
       running = hook;
       runningHandler = handler;
       hookStartedAt = ticker.nanoTime();
+      warned = false;
       hook.done.whenComplete((ok, error) -> loop.execute(() -> lost(hook, error)));
       loseTimers();
       return;
@@ -372,9 +373,6 @@ final class LeadershipTerm implements Leadership.Validity {
       return;
     }
     reason = facts;
-    if (!LossRule.boundByDeadline(before)) {
-      deadlineKnownAt = ticker.nanoTime();
-    }
     log.warn("office {}: {} while the lose hooks of a {} stop ran", office(), facts, before);
     if (facts.successorMayLead() && running != null) {
       log.warn(
@@ -387,8 +385,9 @@ final class LeadershipTerm implements Leadership.Validity {
     return LossRule.boundByDeadline(reason) && ticker.nanoTime() - stopDeadline() >= 0;
   }
 
+  /** After an involuntary loss, nothing is waited for past the safety margin before D. */
   private long stopDeadline() {
-    return LossRule.stopDeadline(deadlineKnownAt, stopTimeout, grant.validUntil(), safetyMargin);
+    return grant.validUntil() - safetyMargin;
   }
 
   /**
@@ -416,9 +415,19 @@ final class LeadershipTerm implements Leadership.Validity {
               + "; interrupted and left behind");
       return;
     }
-    // Woken for the next limit: the hook timeout, the stop deadline, or (while the key is kept)
-    // the loss lead, where a stop that began as a resign starts keeping to the deadline.
-    long wait = hookTimeout - ran;
+    if (ran >= stopTimeout && !warned && LossRule.boundByDeadline(reason)) {
+      warned = true;
+      log.warn(
+          "office {}: lose hook {} still runs after the stop timeout ({}, {}): its work may overlap"
+              + " a successor's; raise the stop timeout or make the hook faster",
+          office(),
+          runningHandler,
+          Durations.format(java.time.Duration.ofNanos(stopTimeout)),
+          reason);
+    }
+    // Woken for the next limit: the hook timeout, the stop timeout's warning, the stop deadline,
+    // or (while the key is kept) the loss lead, where a resign's stop starts keeping to D.
+    long wait = Math.min(hookTimeout - ran, warned ? Long.MAX_VALUE : stopTimeout - ran);
     arm(Math.min(wait, LossRule.boundByDeadline(reason) ? stopDeadline() - now : untilLossLead()));
   }
 

@@ -7,7 +7,7 @@ import java.util.Optional;
  * then what was asked for. A resign or a failed acquire that races a deleted key or a passed
  * deadline is therefore reported as the involuntary loss it also is, so that work stops at once
  * when a successor may already lead. The same facts keep counting while the lose hooks run ({@link
- * #upgrade}), and an involuntary loss bounds them by its {@link #stopDeadline}.
+ * #upgrade}), and an involuntary loss bounds them by the lease deadline ({@link #boundByDeadline}).
  */
 final class LossRule {
 
@@ -58,18 +58,6 @@ final class LossRule {
    */
   static boolean boundByDeadline(LossReason why) {
     return rank(why) > 0;
-  }
-
-  /**
-   * The stop deadline of an involuntary loss known since {@code knownAt}: the loss lead (stop
-   * timeout, and the safety margin for scheduling delays) from then, never beyond the safety margin
-   * before the lease deadline {@code validUntil}. A renewal failure noticed on time therefore has
-   * the stop timeout exactly; a deleted key, whose lease lives on, the loss lead.
-   */
-  static long stopDeadline(long knownAt, long stopTimeout, long validUntil, long safetyMargin) {
-    long byLease = validUntil - safetyMargin;
-    long byStop = knownAt + stopTimeout + safetyMargin;
-    return byLease - byStop < 0 ? byLease : byStop;
   }
 
   private static int rank(LossReason why) {

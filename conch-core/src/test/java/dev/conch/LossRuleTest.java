@@ -67,18 +67,4 @@ class LossRuleTest {
       LossReason stopping, LossReason learned, LossReason expected) {
     assertThat(LossRule.upgrade(stopping, learned)).isEqualTo(expected);
   }
-
-  @ParameterizedTest(name = "known at {0}, deadline {1} => stop by {2}")
-  @CsvSource({
-    // renewal failed at the loss lead (D - stop timeout - margin): both bounds meet
-    "7000, 10000, 9000",
-    // noticed late: never beyond D - margin
-    "8500, 10000, 9000",
-    // a key deleted long before D (its lease lives on): the loss lead from then
-    "1000, 10000, 4000",
-  })
-  void stopDeadlineIsTheStopTimeoutAfterTheLossNeverPastTheMarginBeforeD(
-      long knownAt, long validUntil, long expected) {
-    assertThat(LossRule.stopDeadline(knownAt, 2_000, validUntil, 1_000)).isEqualTo(expected);
-  }
 }
