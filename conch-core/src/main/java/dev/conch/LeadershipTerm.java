@@ -323,8 +323,8 @@ final class LeadershipTerm implements Leadership.Validity {
         // Its work must still stop, and only it can stop it: it is called, not interrupted (it
         // would stop less), and not waited for, so that the hooks after it start at once too.
         log.warn(
-            "office {}: lose hook {} called after the stop deadline ({}); not waited for: work it"
-                + " has not stopped may overlap a successor's",
+            "office {}: lose hook {} called past the safety margin before the lease deadline"
+                + " ({}); not waited for: work it has not stopped may overlap a successor's",
             office(),
             handler,
             why);
@@ -401,7 +401,7 @@ final class LeadershipTerm implements Leadership.Validity {
     long now = ticker.nanoTime();
     if (pastStopDeadline()) {
       giveUp(
-          "still runs at the stop deadline ("
+          "still runs at the safety margin before the lease deadline ("
               + reason
               + "); interrupted and left behind: work it does not stop may overlap a"
               + " successor's; raise the stop timeout or make the hook heed interrupts");
