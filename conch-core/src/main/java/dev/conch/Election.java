@@ -25,13 +25,16 @@ public interface Election extends AutoCloseable {
 
   /**
    * Joins the election and campaigns in the background; does nothing when already running. After
-   * {@link #resign()} it joins again.
+   * {@link #resign()} it joins again; a resignation still under way ({@link #resignAsync()}) is
+   * waited for first, as long as a resignation may take (every lose hook's timeout and the
+   * release).
    *
    * @throws ElectionClosedException when closed
+   * @throws ConchException when a resignation is still under way after that: nothing was started
    */
   void start();
 
-  /** The current state. */
+  /** The current state; never {@link State#LEADING} once the term is over. */
   State state();
 
   /** Whether this candidate leads now (its lease is certainly alive). */

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -42,6 +43,8 @@ final class ElectionLoop {
   private CompletableFuture<Grant> campaign;
   private ScheduledFuture<?> pause;
   private Object pauseToken;
+  private GateCheck gate; // the last check asked; it may still run after the loop gave it up
+  private ScheduledFuture<?> gateTimer; // while the loop waits for the gate
   private LeadershipTerm term;
   private Optional<Holder> observed;
 
@@ -82,7 +85,11 @@ final class ElectionLoop {
 
   /** What a command asks of the step under way: a campaign is withdrawn, a pause cut short. */
   void commanded() {
-    if (campaign != null) {
+    if (gateTimer != null) {
+      stopWaitingForGate();
+      gate.interrupt();
+      next(); // leaves
+    } else if (campaign != null) {
       campaign.cancel(false); // campaigned(…) goes on from there
     } else if (pause != null) {
       pause.cancel(false);
@@ -99,22 +106,55 @@ final class ElectionLoop {
       finish();
       return;
     }
-    Gate gate = options.gate();
-    if (gate == Gate.OPEN) {
+    if (options.gate() == Gate.OPEN) {
       gated(Gate.Decision.allow());
       return;
     }
-    // User code, which may block: asked on a hook thread.
-    CompletableFuture.supplyAsync(() -> ask(gate), SharedThreads.HOOKS)
-        .whenComplete((decision, error) -> loop.execute(() -> gated(decision)));
+    GateCheck check = gate;
+    if (check == null || !check.running()) {
+      try {
+        check = GateCheck.ask(hooks, options.gate(), office);
+      } catch (RejectedExecutionException e) {
+        gated(Gate.Decision.deny("election closed"));
+        return;
+      }
+      gate = check;
+      GateCheck asked = check;
+      check.done().whenComplete((ok, error) -> loop.execute(() -> answered(asked)));
+    } // else: a check given up earlier still runs; it is awaited again, not asked anew
+    ScheduledFuture<?>[] wait = new ScheduledFuture<?>[1];
+    wait[0] =
+        SharedThreads.TIMER.schedule(
+            () -> loop.execute(() -> gateOverran(wait[0])),
+            options.hookTimeout().toNanos(),
+            TimeUnit.NANOSECONDS);
+    gateTimer = wait[0];
   }
 
-  private Gate.Decision ask(Gate gate) {
-    try {
-      return gate.check(office);
-    } catch (RuntimeException e) {
-      return Gate.Decision.deny("gate failed: " + e);
+  private void answered(GateCheck check) {
+    if (check == gate && gateTimer != null) {
+      stopWaitingForGate();
+      gated(check.answer());
     }
+  }
+
+  /** The gate did not answer within the hook timeout: a denial, and asked again after back-off. */
+  private void gateOverran(ScheduledFuture<?> wait) {
+    if (wait != gateTimer) {
+      return; // answered meanwhile, or no longer awaited
+    }
+    gateTimer = null;
+    gate.interrupt();
+    gated(
+        Gate.Decision.deny(
+            "gate did not answer within the hook timeout ("
+                + Durations.format(options.hookTimeout())
+                + ")"));
+  }
+
+  private void stopWaitingForGate() {
+    gateTimer.cancel(false);
+    gateTimer = null;
   }
 
   private void gated(Gate.Decision decision) {
@@ -224,7 +264,7 @@ final class ElectionLoop {
 
     @Override
     public void ending(LeadershipTerm term) {
-      election.termEnding();
+      election.termEnding(term.endState());
       wake();
     }
 
@@ -234,19 +274,12 @@ final class ElectionLoop {
       log.info("office {}: no longer leading (token {}): {}", office, leadership.token(), reason);
       // The event goes out before the key is deleted: the work has stopped, and a release that
       // waits on an unreachable etcd must not hold the news back.
-      switch (reason) {
-        case RESIGNED, CLOSED -> {
-          election.setState(State.RESIGNED);
-          events.post(new ElectionEvent.Resigned(office, leadership.token()));
-        }
-        case TRANSFERRED -> {
-          election.setState(State.TRANSFERRED);
-          events.post(new ElectionEvent.Transferred(office, leadership.token()));
-        }
-        default -> {
-          election.setState(State.LOST);
-          events.post(new ElectionEvent.Lost(office, leadership.token(), reason));
-        }
+      State end = LeadershipTerm.stateAfter(reason);
+      election.setState(end);
+      switch (end) {
+        case RESIGNED -> events.post(new ElectionEvent.Resigned(office, leadership.token()));
+        case TRANSFERRED -> events.post(new ElectionEvent.Transferred(office, leadership.token()));
+        default -> events.post(new ElectionEvent.Lost(office, leadership.token(), reason));
       }
       CompletableFuture<Void> release;
       try {
@@ -303,6 +336,10 @@ final class ElectionLoop {
     if (pause != null) {
       pause.cancel(false);
       pause = null;
+    }
+    if (gateTimer != null) {
+      stopWaitingForGate();
+      gate.interrupt();
     }
     if (term == null) {
       finish();

@@ -91,6 +91,16 @@ public final class FencedElection implements Election {
           throw new ElectionClosedException(office());
         }
         if (running) {
+          if (command == Command.RESIGN || command == Command.CLOSE) {
+            // Joining now would do nothing: the loop is still leaving, and would leave for good.
+            throw new ConchException(
+                "office '"
+                    + office()
+                    + "': the last resign has not finished within "
+                    + Durations.format(stopBound())
+                    + " (a lose hook or the release has not returned); call start() again once"
+                    + " it has (the future of resignAsync() completes then)");
+          }
           return;
         }
         running = true;
@@ -101,9 +111,18 @@ public final class FencedElection implements Election {
     }
   }
 
+  /** Never {@link State#LEADING} for a term that is over, even before the loop has seen it end. */
   @Override
   public State state() {
-    return state;
+    State now = state;
+    if (now != State.LEADING) {
+      return now;
+    }
+    LeadershipTerm term = leading;
+    if (term == null) {
+      return state; // the end state was set before the term was let go
+    }
+    return term.isValid() ? State.LEADING : term.endState();
   }
 
   @Override
@@ -300,8 +319,9 @@ public final class FencedElection implements Election {
     leading = term;
   }
 
-  /** The term is over: believed no more, before its lose hooks run. */
-  void termEnding() {
+  /** The term is over: believed no more, before its lose hooks run; {@code end} is its state. */
+  void termEnding(State end) {
+    state = end;
     leading = null;
     current = null;
     notifyWaiters();

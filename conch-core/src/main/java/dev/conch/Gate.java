@@ -3,6 +3,12 @@ package dev.conch;
 /**
  * Consulted before each campaign: a gate may deny a candidate (quarantine, lockdown). A denied
  * candidate does not campaign, reports {@link State#DENIED} with the reason, and asks again later.
+ *
+ * <p>A gate other than {@link #OPEN} is asked on a hook thread and bounded by the hook timeout: one
+ * that has not answered by then is interrupted and counts as a denial ("gate did not answer within
+ * the hook timeout"); after the back-off the same call is awaited again while it still runs, never
+ * a second one beside it. A resign or close does not wait for a gate: it interrupts it and leaves.
+ * A gate that throws or answers null denies.
  */
 @FunctionalInterface
 public interface Gate {

@@ -53,6 +53,7 @@ final class HookRunner implements AutoCloseable {
     final CompletableFuture<Void> done = new CompletableFuture<>();
     private final FutureTask<Void> task;
     private Thread thread; // while the body runs; guarded by this
+    private boolean interruptAsked; // guarded by this
 
     private Hook(Body body) {
       this.task =
@@ -83,6 +84,9 @@ final class HookRunner implements AutoCloseable {
     private void run() {
       synchronized (this) {
         thread = Thread.currentThread();
+        if (interruptAsked) {
+          thread.interrupt(); // asked before its thread took it up: it starts interrupted
+        }
       }
       try {
         task.run();
@@ -94,16 +98,21 @@ final class HookRunner implements AutoCloseable {
     }
 
     /**
-     * Asks a running hook to return soon: interrupts it, and leaves what it returns or throws to
-     * {@link #done}. Once the body has returned, nothing is interrupted.
+     * Asks a hook to return soon: interrupts it, or, if its thread has not taken it up yet, has it
+     * start interrupted; what it returns or throws goes to {@link #done}. Its body is run either
+     * way (a lose hook must be called). Once the body has returned, nothing is interrupted.
      */
     synchronized void interrupt() {
+      interruptAsked = true;
       if (thread != null && !task.isDone()) {
         thread.interrupt();
       }
     }
 
-    /** Gives up on a hook that overran or whose term ended: interrupts it and leaves it behind. */
+    /**
+     * Gives up on an acquire hook whose term ended: interrupts it and leaves it behind; one that
+     * has not started yet never runs.
+     */
     void abandon() {
       task.cancel(true);
     }

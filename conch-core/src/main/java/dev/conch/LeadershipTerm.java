@@ -27,6 +27,14 @@ import org.slf4j.LoggerFactory;
  * it was the last, the term is announced as leading before it ends. Only the store's news and the
  * deadline give a running hook up at once.
  *
+ * <p>Lose hooks run one after another, each bounded by the hook timeout. After an involuntary loss
+ * the stop is also bounded by its deadline, the safety margin before the lease deadline D; a hook
+ * still running then is interrupted and left behind, and those that come later are called and not
+ * waited for; one that overruns the stop timeout is warned about (its work may overlap a
+ * successor's). What the store says or the deadline while they run upgrades the reason (a resign
+ * whose key is deleted becomes {@link LossReason#KEY_DELETED}), and a hook called with a reason
+ * that allowed grace is interrupted once a successor may lead.
+ *
  * <p>Longer than most files here, on purpose: the phases of a term (acquire, hold, lose) share one
  * timer, one running hook and one rule for a step that throws, and read best in order.
  */
@@ -60,6 +68,7 @@ final class LeadershipTerm implements Leadership.Validity {
   private final Leadership leadership;
   private final Ticker ticker;
   private final long lossLead;
+  private final long safetyMargin;
   private final long hookTimeout;
   private final long stopTimeout;
   private final Supplier<LossReason> requested;
@@ -73,13 +82,16 @@ final class LeadershipTerm implements Leadership.Validity {
   // Confined to the loop.
   private Phase phase = Phase.ACQUIRING;
   private HookRunner.Hook running;
+  private LeadershipHandler runningHandler;
   private boolean interrupted; // the running acquire hook was asked to return
   private long hookStartedAt;
-  private boolean warned;
   private int next;
   private ScheduledFuture<?> timer;
-  private LossReason reason;
+  private boolean warned; // the running lose hook overran the stop timeout
   private Throwable failure;
+
+  // Written on the loop, read by state().
+  private volatile LossReason reason;
 
   /**
    * @param requested what the candidate asks for now (resign, transfer, close), or null
@@ -97,6 +109,7 @@ final class LeadershipTerm implements Leadership.Validity {
     this.grant = grant;
     this.ticker = ticker;
     this.lossLead = options.lossLead().toNanos();
+    this.safetyMargin = options.safetyMargin().toNanos();
     this.hookTimeout = options.hookTimeout().toNanos();
     this.stopTimeout = options.stopTimeout().toNanos();
     this.requested = requested;
@@ -121,6 +134,21 @@ final class LeadershipTerm implements Leadership.Validity {
     return !over
         && grant.ended().isEmpty()
         && ticker.nanoTime() - (grant.validUntil() - lossLead) < 0;
+  }
+
+  /** What {@code state()} says of a term that is no longer valid: its end, as far as known. */
+  State endState() {
+    LossReason why = reason;
+    return why == null ? State.LOST : stateAfter(why);
+  }
+
+  /** The state a term ended for {@code why} leaves its candidate in. */
+  static State stateAfter(LossReason why) {
+    return switch (why) {
+      case RESIGNED, CLOSED -> State.RESIGNED;
+      case TRANSFERRED -> State.TRANSFERRED;
+      default -> State.LOST;
+    };
   }
 
   @Override
@@ -186,7 +214,10 @@ final class LeadershipTerm implements Leadership.Validity {
           arm(untilLossLead());
         }
       }
-      case LOSING -> loseTimers();
+      case LOSING -> {
+        learn();
+        loseTimers();
+      }
       case DONE -> {}
     }
   }
@@ -224,6 +255,7 @@ final class LeadershipTerm implements Leadership.Validity {
     // Its lose hook runs whatever became of the acquire: what it began must be stopped.
     started.add(handler);
     running = hook;
+    runningHandler = handler;
     interrupted = false;
     hookStartedAt = ticker.nanoTime();
     hook.done.whenComplete((ok, error) -> loop.execute(() -> acquired(hook, error)));
@@ -237,6 +269,7 @@ final class LeadershipTerm implements Leadership.Validity {
             return; // given up already
           }
           running = null;
+          runningHandler = null;
           LossReason asked = requested.get();
           if (error != null && asked != null) {
             // Most likely the interrupt that asked it to return.
@@ -260,13 +293,14 @@ final class LeadershipTerm implements Leadership.Validity {
     if (phase == Phase.LOSING || phase == Phase.DONE) {
       return;
     }
+    reason = why;
     over = true;
     phase = Phase.LOSING;
-    reason = why;
     disarm();
     if (running != null) {
       running.abandon();
       running = null;
+      runningHandler = null;
     }
     outcome.ending(this);
     next = started.size() - 1;
@@ -275,15 +309,29 @@ final class LeadershipTerm implements Leadership.Validity {
 
   private void loseNext() {
     while (next >= 0) {
+      learn();
       LeadershipHandler handler = started.get(next--);
+      LossReason why = reason;
       HookRunner.Hook hook;
       try {
-        hook = hooks.start(() -> handler.lost(leadership, reason));
+        hook = hooks.start(() -> handler.lost(leadership, why));
       } catch (RejectedExecutionException e) {
-        log.error("office {}: election closed before its lose hook could run", office());
+        log.error("office {}: election closed before lose hook {} could run", office(), handler);
+        continue;
+      }
+      if (pastStopDeadline()) {
+        // Its work must still stop, and only it can stop it: it is called, not interrupted (it
+        // would stop less), and not waited for, so that the hooks after it start at once too.
+        log.warn(
+            "office {}: lose hook {} called past the safety margin before the lease deadline"
+                + " ({}); not waited for: work it has not stopped may overlap a successor's",
+            office(),
+            handler,
+            why);
         continue;
       }
       running = hook;
+      runningHandler = handler;
       hookStartedAt = ticker.nanoTime();
       warned = false;
       hook.done.whenComplete((ok, error) -> loop.execute(() -> lost(hook, error)));
@@ -299,44 +347,96 @@ final class LeadershipTerm implements Leadership.Validity {
     if (running != hook) {
       return;
     }
-    running = null;
     if (error != null) {
-      log.warn("office {}: lose hook failed", office(), error);
+      log.warn("office {}: lose hook {} failed", office(), runningHandler, error);
     }
+    running = null;
+    runningHandler = null;
     loseNext();
   }
 
   /**
-   * A lose hook is best effort: warned about when an involuntary loss finds it still running after
-   * the stop timeout (the time the loss lead leaves before the lease could expire), and given up
-   * after the hook timeout.
+   * What the store says, or the deadline, while the lose hooks run: a stop that began as a resign
+   * (or a renewal failure) becomes the loss the facts say it is, and keeps to its rules. A lose
+   * hook called with a reason that allowed grace is interrupted once a successor may lead.
+   */
+  private void learn() {
+    LossReason facts;
+    try {
+      facts = endReason(null);
+    } catch (RuntimeException | Error e) {
+      log.warn("office {}: the store failed while the lose hooks ran", office(), e);
+      return;
+    }
+    LossReason before = reason;
+    if (LossRule.upgrade(before, facts) == before) {
+      return;
+    }
+    reason = facts;
+    log.warn("office {}: {} while the lose hooks of a {} stop ran", office(), facts, before);
+    if (facts.successorMayLead() && running != null) {
+      log.warn(
+          "office {}: interrupting lose hook {}: a successor may lead", office(), runningHandler);
+      running.interrupt();
+    }
+  }
+
+  private boolean pastStopDeadline() {
+    return LossRule.boundByDeadline(reason) && ticker.nanoTime() - stopDeadline() >= 0;
+  }
+
+  /** After an involuntary loss, nothing is waited for past the safety margin before D. */
+  private long stopDeadline() {
+    return grant.validUntil() - safetyMargin;
+  }
+
+  /**
+   * Bounds the lose hook under way: after an involuntary loss by the stop deadline, always by the
+   * hook timeout; what overruns is interrupted and left behind, and the next one runs.
    */
   private void loseTimers() {
     if (running == null) {
       return;
     }
-    long ran = ticker.nanoTime() - hookStartedAt;
-    if (ran >= hookTimeout) {
-      running.abandon();
-      running = null;
-      log.warn(
-          "office {}: lose hook timed out after {}",
-          office(),
-          Durations.format(java.time.Duration.ofNanos(hookTimeout)));
-      loseNext();
+    long now = ticker.nanoTime();
+    if (pastStopDeadline()) {
+      giveUp(
+          "still runs at the safety margin before the lease deadline ("
+              + reason
+              + "); interrupted and left behind: work it does not stop may overlap a"
+              + " successor's; raise the stop timeout or make the hook heed interrupts");
       return;
     }
-    if (ran >= stopTimeout && !warned) {
-      warned = true;
-      if (!reason.isVoluntary()) {
-        log.warn(
-            "office {}: lose hook still running after the stop timeout ({}): its work may"
-                + " overlap a successor's; raise the stop timeout or make the hook faster",
-            office(),
-            Durations.format(java.time.Duration.ofNanos(stopTimeout)));
-      }
+    long ran = now - hookStartedAt;
+    if (ran >= hookTimeout) {
+      giveUp(
+          "timed out after "
+              + Durations.format(java.time.Duration.ofNanos(hookTimeout))
+              + "; interrupted and left behind");
+      return;
     }
-    arm(warned ? hookTimeout - ran : stopTimeout - ran);
+    if (ran >= stopTimeout && !warned && LossRule.boundByDeadline(reason)) {
+      warned = true;
+      log.warn(
+          "office {}: lose hook {} still runs after the stop timeout ({}, {}): its work may overlap"
+              + " a successor's; raise the stop timeout or make the hook faster",
+          office(),
+          runningHandler,
+          Durations.format(java.time.Duration.ofNanos(stopTimeout)),
+          reason);
+    }
+    // Woken for the next limit: the hook timeout, the stop timeout's warning, the stop deadline,
+    // or (while the key is kept) the loss lead, where a resign's stop starts keeping to D.
+    long wait = Math.min(hookTimeout - ran, warned ? Long.MAX_VALUE : stopTimeout - ran);
+    arm(Math.min(wait, LossRule.boundByDeadline(reason) ? stopDeadline() - now : untilLossLead()));
+  }
+
+  private void giveUp(String why) {
+    log.warn("office {}: lose hook {} {}", office(), runningHandler, why);
+    running.interrupt();
+    running = null;
+    runningHandler = null;
+    loseNext();
   }
 
   private long untilLossLead() {

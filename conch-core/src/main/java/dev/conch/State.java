@@ -11,11 +11,18 @@ public enum State {
   JOINED,
   /** Campaigning: its key is written, or about to be, and it waits for those ahead of it. */
   CAMPAIGNING,
-  /** Leading: it holds the office and its token is valid. */
+  /**
+   * Leading: it holds the office and its token is valid. From the moment the term is over (its
+   * {@link Leadership#isValid()} false), the state is the end it comes to, also while its lose
+   * hooks still run and before the election has seen the deadline pass.
+   */
   LEADING,
   /** Following: another candidate leads and this one waits behind it. */
   FOLLOWING,
-  /** Resigned: it left the election on request; it does not campaign until started again. */
+  /**
+   * Resigned: it left the election on request (or is leaving it: lose hooks and the key's deletion
+   * may still be under way); it does not campaign until started again.
+   */
   RESIGNED,
   /** Transferred: it gave leadership up and queues again at the back. */
   TRANSFERRED,

@@ -43,4 +43,28 @@ class LossRuleTest {
     assertThat(LossRule.decide(Optional.ofNullable(store), asked, now, D, LEAD))
         .isEqualTo(expected);
   }
+
+  @ParameterizedTest(name = "stopping for {0}, learned {1} => {2}")
+  @CsvSource(
+      nullValues = "-",
+      value = {
+        // nothing new
+        "RESIGNED,       -,              RESIGNED",
+        "KEY_DELETED,    -,              KEY_DELETED",
+        // a stop that kept the key learns it may go: the deadline rules from now on
+        "RESIGNED,       RENEWAL_FAILED, RENEWAL_FAILED",
+        "TRANSFERRED,    KEY_DELETED,    KEY_DELETED",
+        "CLOSED,         LEASE_EXPIRED,  LEASE_EXPIRED",
+        "ACQUIRE_FAILED, KEY_DELETED,    KEY_DELETED",
+        "RENEWAL_FAILED, KEY_DELETED,    KEY_DELETED",
+        "RENEWAL_FAILED, LEASE_EXPIRED,  LEASE_EXPIRED",
+        // never downgraded, and the first fact that a successor may lead stays
+        "RENEWAL_FAILED, RENEWAL_FAILED, RENEWAL_FAILED",
+        "KEY_DELETED,    LEASE_EXPIRED,  KEY_DELETED",
+        "LEASE_EXPIRED,  RENEWAL_FAILED, LEASE_EXPIRED",
+      })
+  void factsLearnedDuringAStopOnlyEverMakeItsReasonWorse(
+      LossReason stopping, LossReason learned, LossReason expected) {
+    assertThat(LossRule.upgrade(stopping, learned)).isEqualTo(expected);
+  }
 }

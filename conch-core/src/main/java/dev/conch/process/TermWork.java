@@ -302,6 +302,12 @@ final class TermWork implements LeadershipHandler {
     }
   }
 
+  /** How the election's logs name this lose hook. */
+  @Override
+  public String toString() {
+    return "the runner of office '" + settings.office() + "'";
+  }
+
   /** The environment of the command and hooks: the parent's, the extra, then the term's. */
   Map<String, String> environment(Leadership leadership) {
     Map<String, String> environment = new LinkedHashMap<>(settings.environment());
