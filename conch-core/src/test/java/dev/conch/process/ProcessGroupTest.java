@@ -125,6 +125,51 @@ class ProcessGroupTest {
   }
 
   @Test
+  void groupIsStillStoppedWholeWhenItsWatchdogIsGone() throws Exception {
+    // A member whose parent exited: in the group, but no descendant of the command any more, so
+    // only a signal to the group reaches it.
+    ProcessGroup started =
+        start(sh("(sleep 1000 & echo $! > \"$T/member\"); echo $$ > \"$T/pid\"; exec sleep 1000"));
+    long member = files.awaitPid("member");
+    files.awaitPid("pid");
+    long watchdog = started.watchdogPid().orElseThrow();
+    ProcessHandle.of(watchdog).ifPresent(ProcessHandle::destroyForcibly);
+    await().atMost(WAIT).until(() -> !running(watchdog));
+
+    started.terminate(Duration.ofSeconds(1));
+
+    assertThat(running(member)).isFalse();
+    assertThat(started.isEmpty()).isTrue();
+  }
+
+  @Test
+  void commandWhoseWatchdogIsGoneIsNotStarted() throws Exception {
+    Watchdog watchdog = Watchdog.start().orElseThrow();
+    try {
+      ProcessHandle.of(watchdog.pid()).ifPresent(ProcessHandle::destroyForcibly);
+      await().atMost(WAIT).until(() -> !running(watchdog.pid()));
+      List<String> command = new java.util.ArrayList<>(List.of("setsid", "--wait", "--"));
+      command.addAll(watchdog.guard(sh("touch \"$T/ran\"")));
+      ProcessBuilder builder =
+          new ProcessBuilder(command)
+              .redirectInput(Redirect.from(new File("/dev/null")))
+              .redirectOutput(Redirect.DISCARD)
+              .redirectError(dir.resolve("error.log").toFile());
+      builder.environment().put("T", dir.toString());
+      Process guarded = builder.start();
+
+      assertThat(guarded.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      assertThat(guarded.exitValue()).isEqualTo(Watchdog.NO_WATCHDOG);
+      assertThat(files.lines("error.log"))
+          .containsExactly(
+              "conch: the watchdog (pid " + watchdog.pid() + ") is gone: sh not started");
+      assertThat(files.file("ran")).doesNotExist();
+    } finally {
+      watchdog.disarm();
+    }
+  }
+
+  @Test
   void interruptedTerminateStillKillsEverything() throws Exception {
     ProcessGroup started = start(sh("trap '' TERM; sleep 1000 & echo $! > \"$T/child\"; wait"));
     long child = files.awaitPid("child");
