@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * waited for as one.
  *
  * <p>The command is started through {@code setsid --wait}: the JVM's child is never a group leader,
- * so setsid creates the session in place and execs the command, whose pid is then the group id.
+ * so setsid creates the session in place and execs the watchdog's guard, which execs the command
+ * once its watchdog knows the group ({@link Watchdog#guard}): its pid is then the group id.
  * Processes that leave the group (a daemon calling setsid itself) are still found through {@link
  * ProcessHandle#descendants()}, remembered while the command runs, since orphans can no longer be
  * found that way once their parent is gone.

@@ -53,11 +53,13 @@ final class Watchdog {
           + " kill -s TERM -- -\"$pgid\" 2>/dev/null; sleep 0.5;"
           + " kill -s KILL -- -\"$pgid\" 2>/dev/null; exit 0";
 
-  // $1 is the watchdog's pid, the rest the command. "<>" opens without blocking (a write-only open
-  // of a pipe waits for a reader), and -p both before and after the write makes sure the watchdog
-  // still held its end once the write was in: a watchdog that let go reads it from its last fd.
+  // $1 is the watchdog's pid, the rest the command; no variable is set, as it would change one the
+  // command may inherit. "<>" opens without blocking (a write-only open of a pipe waits for a
+  // reader), and -p both before and after the write makes sure the watchdog still held its end once
+  // the write was in: a watchdog that let go reads it from its last fd.
   private static final String GUARD =
-      "w=/proc/$1/fd/0; [ -p \"$w\" ] && echo $$ 2>/dev/null 1<>\"$w\" && [ -p \"$w\" ] || {"
+      "[ -p \"/proc/$1/fd/0\" ] && echo $$ 2>/dev/null 1<>\"/proc/$1/fd/0\""
+          + " && [ -p \"/proc/$1/fd/0\" ] || {"
           + " echo \"conch: the watchdog (pid $1) is gone: $2 not started\" >&2; exit "
           + NO_WATCHDOG
           + "; }; shift; exec \"$@\"";
