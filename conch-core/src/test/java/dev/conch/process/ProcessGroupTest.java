@@ -43,7 +43,7 @@ class ProcessGroupTest {
         ProcessGroup.start(
             "test command",
             argv,
-            Map.of("T", dir.toString()),
+            Map.of("T", dir.toString(), "w", "mine"),
             Redirect.from(new File("/dev/null")),
             Redirect.appendTo(log),
             Redirect.appendTo(log),
@@ -60,6 +60,25 @@ class ProcessGroupTest {
     assertThat(ProcessGroups.groupOf(started.pid())).isEqualTo(started.pid());
     assertThat(ProcessGroups.groupOf(started.pid()))
         .isNotEqualTo(ProcessGroups.groupOf(ProcessHandle.current().pid()));
+  }
+
+  @Test
+  void guardPassesTheCommandsArgumentsAndEnvironmentAsGiven() throws Exception {
+    // The guard shell execs "$@": nothing is split, expanded or lost, and it sets no variable.
+    start(
+        List.of(
+            "sh",
+            "-c",
+            "printf '%s|' \"$@\" \"$w\" > \"$T/args.tmp\"; mv \"$T/args.tmp\" \"$T/args\"",
+            "sh",
+            "a b",
+            "-n",
+            "$HOME",
+            "",
+            "*"));
+
+    await().atMost(WAIT).until(() -> !files.lines("args").isEmpty());
+    assertThat(files.lines("args")).containsExactly("a b|-n|$HOME||*|mine|");
   }
 
   @Test
