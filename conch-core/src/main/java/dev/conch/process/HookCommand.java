@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * Runs an on-acquire or on-lose hook: {@code sh -c CMD} in a process group of its own, bounded by
@@ -16,6 +17,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class HookCommand {
 
+  /** No bound: about 292 years. */
+  private static final Duration FOREVER = Duration.ofNanos(Long.MAX_VALUE);
+
   private HookCommand() {}
 
   /**
@@ -23,8 +27,9 @@ final class HookCommand {
    *
    * @param exitCode its exit code (128+N when killed by signal N), or -1 when it did not finish
    * @param problem why it did not finish (timed out, could not start), else {@code null}
+   * @param cutAtDeadline whether it was killed because its bound (a lease deadline) came first
    */
-  record Outcome(int exitCode, String problem) {
+  record Outcome(int exitCode, String problem, boolean cutAtDeadline) {
 
     /** Whether it exited with code 0. */
     boolean succeeded() {
@@ -52,6 +57,25 @@ final class HookCommand {
       Redirect output,
       Redirect error)
       throws InterruptedException {
+    return run(name, shellCommand, environment, timeout, () -> FOREVER, killAfter, output, error);
+  }
+
+  /**
+   * Runs {@code shellCommand} as {@link #run(String, String, Map, Duration, Duration, Redirect,
+   * Redirect)} does, and besides kills its group (SIGKILL, no grace) once {@code bound} says no
+   * time is left: a bound read again whenever it is reached, as it may move on (a lease renewed).
+   * What the hook left behind after it exited, or its SIGTERM grace, is cut to the bound as well.
+   */
+  static Outcome run(
+      String name,
+      String shellCommand,
+      Map<String, String> environment,
+      Duration timeout,
+      Supplier<Duration> bound,
+      Duration killAfter,
+      Redirect output,
+      Redirect error)
+      throws InterruptedException {
     ProcessGroup group;
     try {
       group =
@@ -64,20 +88,46 @@ final class HookCommand {
               error,
               killAfter);
     } catch (IOException e) {
-      return new Outcome(-1, "could not be started: " + e.getMessage());
+      return new Outcome(-1, "could not be started: " + e.getMessage(), false);
     }
-    boolean exited;
+    long timeoutAt = System.nanoTime() + timeout.toNanos();
+    boolean exited = false;
+    boolean cut = false;
     try {
-      exited = group.process().waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS);
+      while (!exited) {
+        long untilTimeout = timeoutAt - System.nanoTime();
+        long untilBound = nanos(bound.get());
+        if (untilBound <= 0) {
+          cut = true;
+          break;
+        }
+        if (untilTimeout <= 0) {
+          break;
+        }
+        exited = group.process().waitFor(Math.min(untilTimeout, untilBound), TimeUnit.NANOSECONDS);
+      }
     } catch (InterruptedException e) {
       group.kill();
       throw e;
     }
-    // Stops the group after a timeout, and whatever the hook left behind after an exit.
-    group.terminate(killAfter);
-    if (!exited) {
-      return new Outcome(-1, "timed out after " + Durations.format(timeout));
+    if (cut) {
+      group.kill();
+      return new Outcome(-1, "killed at its deadline", true);
     }
-    return new Outcome(group.process().exitValue(), null);
+    // Stops the group after a timeout, and whatever the hook left behind after an exit.
+    Duration grace = nanos(bound.get()) < killAfter.toNanos() ? bound.get() : killAfter;
+    group.terminate(grace.isNegative() ? Duration.ZERO : grace);
+    if (!exited) {
+      return new Outcome(-1, "timed out after " + Durations.format(timeout), false);
+    }
+    return new Outcome(group.process().exitValue(), null, false);
+  }
+
+  private static long nanos(Duration duration) {
+    try {
+      return duration.toNanos();
+    } catch (ArithmeticException e) {
+      return duration.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
+    }
   }
 }

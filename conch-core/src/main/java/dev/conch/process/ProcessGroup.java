@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * waited for as one.
  *
  * <p>The command is started through {@code setsid --wait}: the JVM's child is never a group leader,
- * so setsid creates the session in place and execs the command, whose pid is then the group id.
+ * so setsid creates the session in place and execs the watchdog's guard, which execs the command
+ * once its watchdog knows the group ({@link Watchdog#guard}): its pid is then the group id.
  * Processes that leave the group (a daemon calling setsid itself) are still found through {@link
  * ProcessHandle#descendants()}, remembered while the command runs, since orphans can no longer be
  * found that way once their parent is gone.
@@ -78,22 +79,23 @@ final class ProcessGroup {
       Redirect error,
       Duration killAfter)
       throws IOException {
-    List<String> command = new ArrayList<>();
     Optional<Path> setsid = ProcessGroups.setsid();
+    // The watchdog is there before the command, and the command runs only once the watchdog knows
+    // its group (Watchdog.guard): no moment passes with the command running unwatched.
+    Optional<Watchdog> watchdog = setsid.isPresent() ? Watchdog.start() : Optional.empty();
+    List<String> command = new ArrayList<>();
     if (setsid.isPresent()) {
       // --wait only matters if setsid had to fork (it never does for a JVM's child): then it
       // still reports the command's exit status instead of returning at once.
       command.addAll(List.of(setsid.get().toString(), "--wait", "--"));
     }
-    command.addAll(argv);
+    command.addAll(watchdog.map(w -> w.guard(argv)).orElse(argv));
     ProcessBuilder builder =
         new ProcessBuilder(command)
             .redirectInput(input)
             .redirectOutput(output)
             .redirectError(error);
     builder.environment().putAll(environment);
-    // The watchdog starts first, so that no moment passes with the command running unwatched.
-    Optional<Watchdog> watchdog = setsid.isPresent() ? Watchdog.start() : Optional.empty();
     Process process;
     try {
       process = builder.start();
@@ -101,6 +103,8 @@ final class ProcessGroup {
       watchdog.ifPresent(Watchdog::disarm);
       throw e;
     }
+    // Also from here, so that the group id is the watchdog's first line before any signal the JVM
+    // sends it; the guard's copy of the same number is ignored.
     watchdog.ifPresent(w -> w.watch(process.pid()));
     ProcessGroup group = new ProcessGroup(name, process, setsid.isPresent(), killAfter, watchdog);
     ProcessGroups.register(group);
@@ -232,14 +236,13 @@ final class ProcessGroup {
       process.destroyForcibly(); // at once, without waiting for the kill command to start
     }
     // The watchdog's shell signals the group with its built-in kill (no process to start, so the
-    // stop begins at once), or the command itself if the group is not formed yet. Without one, a
-    // kill command does it; that fails when the group is empty or not formed yet (setsid has not
-    // run): then the command itself is signalled directly.
+    // stop begins at once), or the command itself if the group is not formed yet. Without one, or
+    // with one that is gone (killed by someone), a kill command does it; that fails when the group
+    // is empty or not formed yet (setsid has not run): then the command itself is signalled.
     boolean toGroup =
         ownGroup
-            && (watchdog.isPresent()
-                ? watchdog.get().signal(signal)
-                : ProcessGroups.signalGroup(pid(), signal));
+            && ((watchdog.isPresent() && watchdog.get().signal(signal))
+                || ProcessGroups.signalGroup(pid(), signal));
     if (!toGroup && !kill) {
       process.destroy();
     }

@@ -158,8 +158,9 @@ final class RunnerLoop {
     }
   }
 
+  /** Leadership ended; {@code child} is null when it ended before the command started. */
   private void termEnded(Child child, LossReason reason) {
-    if (!child.handle()) {
+    if (child != null && !child.handle()) {
       return;
     }
     if (reason.isVoluntary()) {
@@ -168,16 +169,21 @@ final class RunnerLoop {
       log.info("office {}: election {} under the runner; stopping", settings.office(), reason);
       finish(ExitCodes.STOPPED);
     } else if (!settings.restart()) {
-      log.warn("office {}: leadership lost ({}); command stopped", settings.office(), reason);
+      log.warn(
+          "office {}: leadership lost ({}); {}",
+          settings.office(),
+          reason,
+          child == null ? "command not started" : "command stopped");
       finish(ExitCodes.LOST);
     } else {
       // The back-off guards against a command that keeps failing; a loss is etcd's doing, not the
       // command's, and the election paces its own retries. Campaigning again at once is what lets
       // the office have a leader again within a TTL or so of the fault's end.
       log.warn(
-          "office {}: leadership lost ({}); command stopped; campaigning again",
+          "office {}: leadership lost ({}); {}; campaigning again",
           settings.office(),
-          reason);
+          reason,
+          child == null ? "command not started" : "command stopped");
       resign();
       campaign();
     }

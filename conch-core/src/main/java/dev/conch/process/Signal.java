@@ -12,7 +12,10 @@ sealed interface Signal {
   /** The command exited on its own (not stopped by the runner). */
   record ChildExited(Child child) implements Signal {}
 
-  /** Leadership ended: the command was stopped and on-lose ran. */
+  /**
+   * Leadership ended: the command was stopped and on-lose ran; {@code child} is null when it ended
+   * before the command started (during the on-acquire hook).
+   */
   record TermEnded(Child child, LossReason reason) implements Signal {}
 
   /** The on-acquire hook failed, or the command could not be started: the office is given up. */

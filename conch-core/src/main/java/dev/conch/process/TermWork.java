@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -146,9 +147,11 @@ final class TermWork implements LeadershipHandler {
     Child started;
     synchronized (lock) {
       // Interrupted: the election gave this acquire up (the term ended, or a resign) meanwhile.
+      // Not valid: the loss lead began while the hook ran, and the election has not acted yet.
       if (!accepting
           || Thread.currentThread().isInterrupted()
-          || leadership.token() <= endedToken) {
+          || leadership.token() <= endedToken
+          || !leadership.isValid()) {
         throw new AcquireRefusedException(
             "office '" + settings.office() + "': leadership given up before the command started");
       }
@@ -191,9 +194,20 @@ final class TermWork implements LeadershipHandler {
 
   @Override
   public void lost(Leadership leadership, LossReason reason) {
+    boolean beforeStart;
     synchronized (lock) {
       // An acquire of this term still under way (given up by the election) must not start now.
       endedToken = Math.max(endedToken, leadership.token());
+      // Lost before its command started (during the on-acquire hook), while nothing else decided
+      // what comes next: the runner must hear of it as of any loss, or it would simply go on.
+      beforeStart = accepting && (child == null || child.term().token() != leadership.token());
+      if (beforeStart) {
+        accepting = false;
+      }
+    }
+    if (beforeStart) {
+      signals.add(new Signal.TermEnded(null, reason));
+      return;
     }
     Child current = current();
     if (current != null && current.term().token() == leadership.token()) {
@@ -279,8 +293,25 @@ final class TermWork implements LeadershipHandler {
     return left.isNegative() || left.isZero() ? Duration.ZERO : left;
   }
 
+  /**
+   * Runs on-lose within the hook timeout, and never past the safety margin before the lease
+   * deadline: after that a successor may lead. The deadline is read as the hook runs, so that the
+   * hook of a resign, whose lease is still renewed until its key is deleted after the hook, keeps
+   * its whole timeout, while after a loss (renewals failing, key or lease gone) the deadline stands
+   * still and the hook is killed before it.
+   */
   private void runOnLose(Leadership leadership, LossReason reason) {
     if (settings.onLose() == null) {
+      return;
+    }
+    Supplier<Duration> beforeDeadline = () -> leadership.timeToDeadline().minus(safetyMargin);
+    Duration left = beforeDeadline.get();
+    if (left.isNegative() || left.isZero()) {
+      log.warn(
+          "office {}: on-lose hook not run: the lease deadline is (nearly) past, a successor may"
+              + " lead ({})",
+          settings.office(),
+          reason);
       return;
     }
     try {
@@ -290,10 +321,18 @@ final class TermWork implements LeadershipHandler {
               settings.onLose(),
               environment(leadership),
               settings.hookTimeout(),
+              beforeDeadline,
               settings.killAfter(),
               settings.output(),
               settings.error());
-      if (!outcome.succeeded()) {
+      if (outcome.cutAtDeadline()) {
+        log.warn(
+            "office {}: on-lose hook still ran {} before the lease deadline; its group was"
+                + " killed, so that it cannot overlap a successor ({})",
+            settings.office(),
+            dev.conch.Durations.format(safetyMargin),
+            reason);
+      } else if (!outcome.succeeded()) {
         log.warn("office {}: on-lose hook {} ({})", settings.office(), outcome.describe(), reason);
       }
     } catch (InterruptedException e) {

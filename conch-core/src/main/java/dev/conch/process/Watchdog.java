@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.ProcessBuilder.Redirect;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -22,19 +24,48 @@ import org.slf4j.LoggerFactory;
  * closed the pipe, and the watchdog sends SIGTERM to the group, then SIGKILL half a second later.
  * It runs in a session of its own, so that a signal to the JVM's process group (Ctrl-C in a
  * terminal) does not reach it.
+ *
+ * <p>The JVM learns the group id only once the command runs, and may die before it can pass it on.
+ * So the command is started through a {@link #guard guard}: a shell that, already leading its new
+ * group, writes its own pid into the watchdog's pipe (opened anew through {@code
+ * /proc/<watchdog>/fd/0}) and only then execs the command. What is in a pipe is read before its end
+ * of file, so once that write returned the watchdog knows the group, whenever the JVM dies. A guard
+ * that finds no watchdog does not run the command. A watchdog that reads end of file before any
+ * group first closes its stdin, so that no guard can find it any more, then reads what a guard may
+ * have written meanwhile and kills that group.
  */
 final class Watchdog {
 
   private static final Logger log = LoggerFactory.getLogger(Watchdog.class);
 
+  /** The status of a guard that found no watchdog: the command was not started. */
+  static final int NO_WATCHDOG = 125;
+
+  // The group id may come twice (from the guard and from the JVM, same number, either first): a
+  // number where a word is expected is ignored.
   private static final String SCRIPT =
-      "read -r pgid || exit 0;"
+      "if read -r pgid; then"
           + " while read -r word; do case $word in"
           + " done) exit 0 ;;"
           + " TERM|KILL) kill -s $word -- -\"$pgid\" 2>/dev/null || kill -s $word \"$pgid\" 2>/dev/null ;;"
           + " esac; done;"
+          + " else exec 3<&0 0<&-; read -r pgid <&3 || exit 0; fi;"
           + " kill -s TERM -- -\"$pgid\" 2>/dev/null; sleep 0.5;"
           + " kill -s KILL -- -\"$pgid\" 2>/dev/null; exit 0";
+
+  // $1 is the watchdog's pid, the rest the command; no variable is set, as it would change one the
+  // command may inherit. "<>" opens without blocking (a write-only open of a pipe waits for a
+  // reader), and -p both before and after the write makes sure the watchdog still held its end once
+  // the write was in: a watchdog that let go reads it from its last fd.
+  private static final String GUARD =
+      "[ -p \"/proc/$1/fd/0\" ] && echo $$ 2>/dev/null 1<>\"/proc/$1/fd/0\""
+          + " && [ -p \"/proc/$1/fd/0\" ] || {"
+          + " echo \"conch: the watchdog (pid $1) is gone: $2 not started\" >&2; exit "
+          + NO_WATCHDOG
+          + "; }; shift; exec \"$@\"";
+
+  /** Whether a child can reach a watchdog's pipe through /proc (Linux). */
+  private static final boolean GUARDED = Files.isDirectory(Path.of("/proc/self/fd"));
 
   // Guarded by Watchdog.class: one watchdog started ahead of need while runners run, so that
   // starting a command does not wait for a shell to start as well.
@@ -122,6 +153,21 @@ final class Watchdog {
         .redirectOutput(Redirect.DISCARD)
         .redirectError(Redirect.DISCARD)
         .start();
+  }
+
+  /**
+   * The command line that runs {@code argv} only once this watchdog knows its group: to be started
+   * in a new session (setsid), whose leader's pid is the group id. Without /proc, {@code argv}
+   * itself: the group is then known from {@link #watch} only.
+   */
+  List<String> guard(List<String> argv) {
+    if (!GUARDED) {
+      return argv;
+    }
+    List<String> guarded = new ArrayList<>(List.of("/bin/sh", "-c", GUARD, "conch-guard"));
+    guarded.add(Long.toString(process.pid()));
+    guarded.addAll(argv);
+    return guarded;
   }
 
   /** Tells the watchdog which group to kill should this JVM die. */

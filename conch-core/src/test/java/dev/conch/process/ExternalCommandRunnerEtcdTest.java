@@ -130,6 +130,39 @@ class ExternalCommandRunnerEtcdTest {
   }
 
   @Test
+  void onLoseHookOfACutOffLeaderIsKilledBeforeTheLeaseDeadline() throws Exception {
+    Duration ttl = Duration.ofSeconds(4);
+    try (TcpProxy proxy = TcpProxy.start("127.0.0.1", etcd.cluster().member(0).clientPort())) {
+      EtcdSession cutOff = session(proxy.endpoint(), ttl);
+      EtcdSession healthy = session(etcd.cluster().endpoints(), ttl);
+      ExternalCommandRunner a =
+          runners.start(
+              runners
+                  .builder(office, cutOff::election)
+                  // Far longer than the TTL: only the deadline can end this hook in time.
+                  .hookTimeout(Duration.ofSeconds(60))
+                  .onLose(
+                      "echo $$ > \"$T/on-lose\";"
+                          + " while :; do date +%s%N >> \"$T/beats\"; sleep 0.05; done")
+                  .command(RECORDER));
+      await().atMost(WAIT).until(() -> runners.lines("intervals").size() == 1);
+      runners.start(runners.builder(office, healthy::election).command(RECORDER));
+
+      proxy.blackhole();
+      long hook = runners.awaitPid("on-lose");
+
+      assertThat(a.awaitExit(WAIT)).hasValue(ExitCodes.LOST);
+      assertThat(Runners.running(hook)).as("the on-lose hook still runs").isFalse();
+      await().atMost(WAIT).until(() -> runners.lines("intervals").size() == 3);
+      long successorStarted = Long.parseLong(runners.lines("intervals").get(2).split(" ")[2]);
+      List<String> beats = runners.lines("beats");
+      assertThat(beats).isNotEmpty();
+      // Zero overlap: the hook was dead before the successor's command started.
+      assertThat(Long.parseLong(beats.get(beats.size() - 1))).isLessThan(successorStarted);
+    }
+  }
+
+  @Test
   void cleanExitHandsOverAtOnceWithoutWaitingForTheTtl() throws Exception {
     // A 30 s TTL: a hand-over that waited for the lease would take 30 s, not a resign's few ms.
     Duration ttl = Duration.ofSeconds(30);

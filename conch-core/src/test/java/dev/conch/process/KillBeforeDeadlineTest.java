@@ -73,4 +73,49 @@ class KillBeforeDeadlineTest {
     assertThat(killedAfter).isLessThan(4 * SECOND);
     assertThat(runner.awaitExit(Duration.ofSeconds(10))).hasValue(ExitCodes.LOST);
   }
+
+  private ExternalCommandRunner startWithHook(String onAcquire) {
+    return runners.start(
+        runners
+            .builder(
+                "jobs", options -> new FencedElection(lock, options, this::now, Clock.systemUTC()))
+            .onAcquire(onAcquire)
+            .command(sh("echo $$ > \"$T/pid\"; exec sleep 1000")));
+  }
+
+  /** Jumps the election's clock 1 s before its deadline: inside the 2 s loss lead. */
+  private void intoTheLossLead() {
+    jumped.set(lock.validUntil - SECOND - System.nanoTime());
+  }
+
+  @Test
+  void commandIsNotStartedForATermThatTurnedInvalidWhileTheOnAcquireHookRan() throws Exception {
+    ExternalCommandRunner runner =
+        startWithHook("echo $$ >> \"$T/hook\"; while [ ! -e \"$T/go\" ]; do sleep 0.01; done");
+    await().atMost(Runners.WAIT).until(() -> !runners.lines("hook").isEmpty());
+
+    // The hook returns just as the loss lead began, before the election's timer saw it: the term
+    // is no longer valid, and its command must not start even for a moment.
+    intoTheLossLead();
+    runners.touch("go");
+
+    assertThat(runner.awaitExit(Runners.WAIT)).hasValue(ExitCodes.LOST);
+    assertThat(runners.lines("pid")).as("the command ran").isEmpty();
+  }
+
+  @Test
+  void lossDuringTheOnAcquireHookEndsARunnerWithoutRestartWith70() throws Exception {
+    ExternalCommandRunner runner = startWithHook("echo $$ >> \"$T/hook\"; exec sleep 1000");
+    long hook = runners.awaitPid("hook");
+
+    intoTheLossLead();
+    lock.wake();
+
+    // Given up by the election: the hook is killed, the command never starts, and the runner
+    // ends as after any loss instead of campaigning again.
+    assertThat(runner.awaitExit(Runners.WAIT)).hasValue(ExitCodes.LOST);
+    assertThat(Runners.running(hook)).isFalse();
+    assertThat(runners.lines("hook")).as("on-acquire hooks run").hasSize(1);
+    assertThat(runners.lines("pid")).as("the command ran").isEmpty();
+  }
 }

@@ -43,7 +43,7 @@ class ProcessGroupTest {
         ProcessGroup.start(
             "test command",
             argv,
-            Map.of("T", dir.toString()),
+            Map.of("T", dir.toString(), "w", "mine"),
             Redirect.from(new File("/dev/null")),
             Redirect.appendTo(log),
             Redirect.appendTo(log),
@@ -60,6 +60,25 @@ class ProcessGroupTest {
     assertThat(ProcessGroups.groupOf(started.pid())).isEqualTo(started.pid());
     assertThat(ProcessGroups.groupOf(started.pid()))
         .isNotEqualTo(ProcessGroups.groupOf(ProcessHandle.current().pid()));
+  }
+
+  @Test
+  void guardPassesTheCommandsArgumentsAndEnvironmentAsGiven() throws Exception {
+    // The guard shell execs "$@": nothing is split, expanded or lost, and it sets no variable.
+    start(
+        List.of(
+            "sh",
+            "-c",
+            "printf '%s|' \"$@\" \"$w\" > \"$T/args.tmp\"; mv \"$T/args.tmp\" \"$T/args\"",
+            "sh",
+            "a b",
+            "-n",
+            "$HOME",
+            "",
+            "*"));
+
+    await().atMost(WAIT).until(() -> !files.lines("args").isEmpty());
+    assertThat(files.lines("args")).containsExactly("a b|-n|$HOME||*|mine|");
   }
 
   @Test
@@ -122,6 +141,51 @@ class ProcessGroupTest {
 
     assertThat(running(daemon)).isFalse();
     assertThat(started.isEmpty()).isTrue();
+  }
+
+  @Test
+  void groupIsStillStoppedWholeWhenItsWatchdogIsGone() throws Exception {
+    // A member whose parent exited: in the group, but no descendant of the command any more, so
+    // only a signal to the group reaches it.
+    ProcessGroup started =
+        start(sh("(sleep 1000 & echo $! > \"$T/member\"); echo $$ > \"$T/pid\"; exec sleep 1000"));
+    long member = files.awaitPid("member");
+    files.awaitPid("pid");
+    long watchdog = started.watchdogPid().orElseThrow();
+    ProcessHandle.of(watchdog).ifPresent(ProcessHandle::destroyForcibly);
+    await().atMost(WAIT).until(() -> !running(watchdog));
+
+    started.terminate(Duration.ofSeconds(1));
+
+    assertThat(running(member)).isFalse();
+    assertThat(started.isEmpty()).isTrue();
+  }
+
+  @Test
+  void commandWhoseWatchdogIsGoneIsNotStarted() throws Exception {
+    Watchdog watchdog = Watchdog.start().orElseThrow();
+    try {
+      ProcessHandle.of(watchdog.pid()).ifPresent(ProcessHandle::destroyForcibly);
+      await().atMost(WAIT).until(() -> !running(watchdog.pid()));
+      List<String> command = new java.util.ArrayList<>(List.of("setsid", "--wait", "--"));
+      command.addAll(watchdog.guard(sh("touch \"$T/ran\"")));
+      ProcessBuilder builder =
+          new ProcessBuilder(command)
+              .redirectInput(Redirect.from(new File("/dev/null")))
+              .redirectOutput(Redirect.DISCARD)
+              .redirectError(dir.resolve("error.log").toFile());
+      builder.environment().put("T", dir.toString());
+      Process guarded = builder.start();
+
+      assertThat(guarded.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      assertThat(guarded.exitValue()).isEqualTo(Watchdog.NO_WATCHDOG);
+      assertThat(files.lines("error.log"))
+          .containsExactly(
+              "conch: the watchdog (pid " + watchdog.pid() + ") is gone: sh not started");
+      assertThat(files.file("ran")).doesNotExist();
+    } finally {
+      watchdog.disarm();
+    }
   }
 
   @Test

@@ -98,14 +98,25 @@ final class Runners implements AutoCloseable {
    * dir}/jvm.log: a supervisor the test can kill, freeze or let exit.
    */
   static Process startJvm(Class<?> main, Path dir, String... args) throws IOException {
+    return startJvm(main, dir, Map.of(), args);
+  }
+
+  /** {@link #startJvm(Class, Path, String...)} with {@code environment} added to the test's. */
+  static Process startJvm(Class<?> main, Path dir, Map<String, String> environment, String... args)
+      throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    // As bin/conch starts the CLI: a supervisor that is up sooner, so that a test of many starts
+    // stays short.
+    command.addAll(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
     command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
     command.addAll(List.of(args));
-    return new ProcessBuilder(command)
-        .redirectErrorStream(true)
-        .redirectOutput(dir.resolve("jvm.log").toFile())
-        .start();
+    ProcessBuilder builder =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("jvm.log").toFile());
+    builder.environment().putAll(environment);
+    return builder.start();
   }
 
   /** Whether process {@code pid} still runs (a zombie does not). */
