@@ -16,8 +16,6 @@ import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
-import org.springframework.transaction.NoTransactionException;
-import org.springframework.transaction.interceptor.TransactionAspectSupport;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -40,8 +38,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * <p>Every call fails at once, before anything is written, when no transaction is active (a fence
  * outside the transaction protects nothing), when the transaction does not hold a connection of
  * this fence's {@code DataSource}, or when this instance does not lead the office. When the fence
- * fails or refuses, the transaction is marked rollback-only, so that it cannot commit even if the
- * caller catches the exception.
+ * fails or refuses, the transaction cannot commit even if the caller catches the exception: its
+ * commit throws the same exception and rolls back.
  *
  * <p>Thread-safe; one bean serves every transaction.
  */
@@ -148,11 +146,10 @@ public final class TransactionFence {
     try {
       this.fence.check(connection, term);
     } catch (StaleTokenException ex) {
-      setRollbackOnly();
+      refuseCommit(ex);
       this.listener.refused(ex);
       throw ex;
     } catch (SQLException ex) {
-      setRollbackOnly();
       // Spring's translation keeps only the task in its message: the fence's own says what to do.
       String task =
           "conch fence of office '"
@@ -161,10 +158,10 @@ public final class TransactionFence {
               + ex.getMessage()
               + hint(connection, ex);
       DataAccessException translated = this.translator.translate(task, null, ex);
-      throw (translated != null) ? translated : new UncategorizedSQLException(task, null, ex);
+      throw refuseCommit(
+          (translated != null) ? translated : new UncategorizedSQLException(task, null, ex));
     } catch (RuntimeException ex) {
-      setRollbackOnly();
-      throw ex;
+      throw refuseCommit(ex);
     } finally {
       DataSourceUtils.releaseConnection(connection, this.dataSource);
     }
@@ -233,25 +230,29 @@ public final class TransactionFence {
 
   /**
    * Makes sure that a transaction that did not pass the fence cannot commit, even when its caller
-   * catches the exception: the connection's holder is what DataSourceTransactionManager consults,
-   * the declarative transaction's status what every transaction manager does.
+   * catches {@code failure}: its commit throws {@code failure} again and rolls back. A
+   * synchronization does this with every transaction manager (a rollback-only mark would be read
+   * from a different place by each, and a local one rolls back silently).
    */
-  private void setRollbackOnly() {
-    if (TransactionSynchronizationManager.getResource(this.dataSource)
-        instanceof ConnectionHolder holder) {
-      holder.setRollbackOnly();
+  private static RuntimeException refuseCommit(RuntimeException failure) {
+    if (TransactionSynchronizationManager.isSynchronizationActive()) {
+      TransactionSynchronizationManager.registerSynchronization(new RefusedCommit(failure));
     }
-    try {
-      TransactionAspectSupport.currentTransactionStatus().setRollbackOnly();
-    } catch (NoTransactionException ex) {
-      // A programmatic transaction (TransactionTemplate): its holder is marked above, and the
-      // exception thrown on rolls it back.
-    }
+    return failure;
   }
 
   @Override
   public String toString() {
     return "TransactionFence[" + this.fence + "]";
+  }
+
+  /** Fails the commit of a transaction that did not pass the fence. */
+  private record RefusedCommit(RuntimeException failure) implements TransactionSynchronization {
+
+    @Override
+    public void beforeCommit(boolean readOnly) {
+      throw this.failure;
+    }
   }
 
   /** Tells the listener of a fenced commit once the transaction committed. */
