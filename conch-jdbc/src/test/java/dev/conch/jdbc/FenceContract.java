@@ -7,12 +7,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.conch.Holder;
+import dev.conch.Leadership;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -151,6 +154,41 @@ abstract class FenceContract {
   }
 
   @Test
+  void aLeadershipIsFencedWithItsOfficeTokenAndHolderId() throws SQLException {
+    String office = newOffice();
+    Leadership term =
+        new Leadership(office, 9, 0x1f, Holder.of(office, "host-a", 42, Instant.now(), "worker-1"));
+    try (Connection c = begin(Connection.TRANSACTION_READ_COMMITTED)) {
+      fence.check(c, term);
+      c.commit();
+      try (PreparedStatement read =
+          c.prepareStatement("SELECT token, holder FROM conch_fence WHERE office = ?")) {
+        read.setString(1, office);
+        try (ResultSet row = read.executeQuery()) {
+          assertThat(row.next()).isTrue();
+          assertThat(row.getLong(1)).isEqualTo(9);
+          assertThat(row.getString(2)).isEqualTo("worker-1");
+        }
+      }
+      c.commit();
+    }
+  }
+
+  @Test
+  void aRefusalLeavesTheTransactionUsableForItsRollback() throws SQLException {
+    // No statement of the fence fails on the way to a refusal: on PostgreSQL a failed statement
+    // (a duplicate key) would abort the caller's transaction, and this read would fail.
+    String office = newOffice();
+    lead(office, NEWER, "newer");
+    try (Connection c = begin(Connection.TRANSACTION_READ_COMMITTED)) {
+      assertThatThrownBy(() -> fence.check(c, office, STALE, "stale"))
+          .isInstanceOf(StaleTokenException.class);
+      assertThat(writes(c, office)).isEqualTo(1);
+      c.rollback();
+    }
+  }
+
+  @Test
   void anAutocommitConnectionIsRefusedAndNothingIsWritten() throws SQLException {
     String office = newOffice();
     try (Connection c = connect()) {
@@ -221,6 +259,18 @@ abstract class FenceContract {
         }
       }
       return found;
+    }
+  }
+
+  /** Writes of {@code office} as {@code c}'s transaction sees them. */
+  static int writes(Connection c, String office) throws SQLException {
+    try (PreparedStatement read =
+        c.prepareStatement("SELECT count(*) FROM fenced_write WHERE office = ?")) {
+      read.setString(1, office);
+      try (ResultSet rows = read.executeQuery()) {
+        rows.next();
+        return rows.getInt(1);
+      }
     }
   }
 

@@ -26,12 +26,10 @@ final class DatabaseProcess {
     }
   }
 
-  private final String name;
   private final Path log;
   private final Process process;
 
-  private DatabaseProcess(String name, Path log, Process process) {
-    this.name = name;
+  private DatabaseProcess(Path log, Process process) {
     this.log = log;
     this.process = process;
   }
@@ -134,7 +132,7 @@ final class DatabaseProcess {
     } catch (IOException e) {
       throw new UncheckedIOException("Could not start " + command.get(0), e);
     }
-    DatabaseProcess server = new DatabaseProcess(name, log, process);
+    DatabaseProcess server = new DatabaseProcess(log, process);
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!server.logContains(readyLine)) {
       if (!process.isAlive()) {
@@ -151,16 +149,6 @@ final class DatabaseProcess {
       }
     }
     return server;
-  }
-
-  /** The server's process id. */
-  long pid() {
-    return process.pid();
-  }
-
-  /** Whether the server still runs. */
-  boolean isAlive() {
-    return process.isAlive();
   }
 
   /** Sends {@code signal}, waits up to {@code grace} for the exit, then kills; returns reaped. */
