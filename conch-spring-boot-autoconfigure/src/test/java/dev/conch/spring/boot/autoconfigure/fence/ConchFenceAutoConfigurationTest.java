@@ -56,7 +56,9 @@ class ConchFenceAutoConfigurationTest {
           .withPropertyValues(
               "conch.standalone=true",
               "spring.application.name=reports",
-              "spring.datasource.generate-unique-name=true");
+              "spring.datasource.generate-unique-name=true",
+              // No connection pool on this class path; a plain DataSource for every URL.
+              "spring.datasource.type=org.springframework.jdbc.datasource.SimpleDriverDataSource");
 
   @Test
   void embeddedDatabaseGetsTheFenceAndItsTable() {

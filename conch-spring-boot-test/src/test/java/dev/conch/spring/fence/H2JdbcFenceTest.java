@@ -1,4 +1,4 @@
-package dev.conch.spring.boot.test.fence;
+package dev.conch.spring.fence;
 
 import org.springframework.jdbc.support.JdbcTransactionManager;
 import org.springframework.test.context.TestPropertySource;

@@ -1,4 +1,4 @@
-package dev.conch.spring.boot.test.fence;
+package dev.conch.spring.fence;
 
 import jakarta.persistence.Entity;
 import jakarta.persistence.GeneratedValue;

@@ -1,4 +1,4 @@
-package dev.conch.spring.boot.test.fence;
+package dev.conch.spring.fence;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -9,10 +9,8 @@ import dev.conch.jdbc.JdbcFence;
 import dev.conch.jdbc.StaleTokenException;
 import dev.conch.spring.boot.test.AutoConfigureTestOffices;
 import dev.conch.spring.boot.test.TestOffices;
-import dev.conch.spring.boot.test.fence.FenceTestApplication.ReportJob;
-import dev.conch.spring.boot.test.fence.FenceTestApplication.Reports;
-import dev.conch.spring.fence.FenceUnavailableException;
-import dev.conch.spring.fence.TransactionFence;
+import dev.conch.spring.fence.FenceTestApplication.ReportJob;
+import dev.conch.spring.fence.FenceTestApplication.Reports;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
@@ -168,6 +166,18 @@ abstract class JdbcFenceContract {
         .isThrownBy(() -> this.reports.store("x", 0))
         .withMessageContaining("does not lead office 'reports'");
     assertThat(reports()).isEmpty();
+  }
+
+  @Test
+  void leaderOnlyFencedMethodIsSkippedOnAFollowerAndFencedOnTheLeader() {
+    this.offices.electOther(OFFICE, "node-c");
+    assertThat(this.reports.storeIfLeading("skipped")).isFalse();
+    assertThat(fenceRows()).isZero();
+
+    Leadership term = this.offices.grant(OFFICE);
+    assertThat(this.reports.storeIfLeading("stored")).isTrue();
+    assertThat(reports()).containsExactly("stored@" + term.token());
+    assertThat(fenceToken(OFFICE)).isEqualTo(term.token());
   }
 
   @Test

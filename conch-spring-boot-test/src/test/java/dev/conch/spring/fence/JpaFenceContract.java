@@ -1,4 +1,4 @@
-package dev.conch.spring.boot.test.fence;
+package dev.conch.spring.fence;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -6,8 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import dev.conch.Holder;
 import dev.conch.Leadership;
 import dev.conch.jdbc.StaleTokenException;
-import dev.conch.spring.fence.Fenced;
-import dev.conch.spring.fence.TransactionFence;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;

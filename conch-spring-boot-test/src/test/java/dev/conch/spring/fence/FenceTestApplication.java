@@ -1,11 +1,9 @@
-package dev.conch.spring.boot.test.fence;
+package dev.conch.spring.fence;
 
 import dev.conch.Leadership;
 import dev.conch.jdbc.StaleTokenException;
 import dev.conch.spring.boot.autoconfigure.leaderonly.CurrentLeadership;
 import dev.conch.spring.boot.autoconfigure.leaderonly.LeaderOnly;
-import dev.conch.spring.fence.Fenced;
-import dev.conch.spring.fence.TransactionFence;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -61,6 +59,15 @@ class FenceTestApplication {
     @Fenced
     public void store(String text, long token) {
       insert(text, token);
+    }
+
+    /** All three on one method: leadership checked first, then the transaction, then the fence. */
+    @LeaderOnly
+    @Transactional
+    @Fenced
+    public boolean storeIfLeading(String text) {
+      insert(text, CurrentLeadership.get().token());
+      return true;
     }
 
     /** Fenced on entry with the office the annotation names. */
