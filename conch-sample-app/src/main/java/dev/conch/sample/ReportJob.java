@@ -5,15 +5,17 @@ import dev.conch.EtcdUnavailableException;
 import dev.conch.Leadership;
 import dev.conch.LossReason;
 import dev.conch.NotLeaderException;
+import dev.conch.jdbc.StaleTokenException;
 import dev.conch.spring.boot.autoconfigure.OnLeadership;
 import dev.conch.spring.boot.autoconfigure.OnLeadership.Transition;
 import java.time.Instant;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.scheduling.annotation.Scheduled;
@@ -21,8 +23,9 @@ import org.springframework.stereotype.Component;
 
 /**
  * The work that must run on one instance only: every {@code sample.report.interval} the leader of
- * the office makes a report, stamps it with its fencing token, and stores it in etcd with a fenced
- * write that etcd refuses once a newer leader exists.
+ * the office makes a report, stamps it with its fencing token, stores it in etcd with a fenced
+ * write that etcd refuses once a newer leader exists, and as a row of the application's database
+ * through {@link ReportStore}, which the database refuses once a newer leader wrote there.
  *
  * <p>The schedule runs on every instance; the leadership check inside decides. The acquire and lose
  * methods are where a real job would open and close what it needs while it leads.
@@ -39,6 +42,8 @@ public class ReportJob {
 
   private final String key;
 
+  private final @Nullable ReportStore store;
+
   private final AtomicLong made = new AtomicLong();
 
   private final AtomicReference<Report> last = new AtomicReference<>();
@@ -49,9 +54,24 @@ public class ReportJob {
    * @param election this instance's candidate for the default office
    * @param key the etcd key the fenced write stores the latest report at
    */
-  public ReportJob(Election election, @Value("${sample.report.key}") String key) {
+  public ReportJob(Election election, String key) {
+    this(election, key, null);
+  }
+
+  /**
+   * The job of the default office, storing reports at {@code key} in etcd and, through the fence,
+   * as rows of {@code sample_report} in the application's database.
+   *
+   * @param election this instance's candidate for the default office
+   * @param key the etcd key the fenced write stores the latest report at
+   * @param store the fenced database write, or {@code null} for none
+   */
+  @Autowired
+  public ReportJob(
+      Election election, @Value("${sample.report.key}") String key, @Nullable ReportStore store) {
     this.election = election;
     this.key = key;
+    this.store = store;
   }
 
   /** Runs before this instance is reported as leading: a real job would open its resources here. */
@@ -78,17 +98,17 @@ public class ReportJob {
       initialDelayString = "${sample.report.interval}",
       fixedDelayString = "${sample.report.interval}")
   public void report() {
-    // token() is checked against the lease deadline on every call, so it is empty as soon as this
-    // instance may no longer act, even before the lose methods have run.
-    OptionalLong token = this.election.token();
-    if (token.isEmpty()) {
+    // leadership() is checked against the lease deadline on every call, so it is empty as soon as
+    // this instance may no longer act, even before the lose methods have run.
+    Optional<Leadership> term = this.election.leadership();
+    if (term.isEmpty()) {
       return;
     }
     Report report =
         new Report(
             this.made.incrementAndGet(),
             this.election.candidate().id(),
-            token.getAsLong(),
+            term.get().token(),
             Instant.now(),
             false);
     boolean stored;
@@ -103,6 +123,9 @@ public class ReportJob {
       log.warn("Report {} not stored: {}", report.number(), ex.getMessage());
       return;
     }
+    if (stored && this.store != null) {
+      stored = storeRow(report, term.get());
+    }
     report = report.stored(stored);
     this.last.set(report);
     if (stored) {
@@ -110,6 +133,31 @@ public class ReportJob {
           "Report {} by {} with token {} stored", report.number(), report.by(), report.token());
     } else {
       log.warn("Report {} with token {} refused by the fence", report.number(), report.token());
+    }
+  }
+
+  /** The row in the database, through the fence; whether the database took it. */
+  private boolean storeRow(Report report, Leadership term) {
+    try {
+      this.store.store(report, term);
+      return true;
+    } catch (StaleTokenException ex) {
+      // The database refused it: a newer leader wrote through the fence while this write was in
+      // flight. Both tokens are in the refusal.
+      log.warn(
+          "Report {} with token {} refused by the database: the fence holds token {} of {}",
+          report.number(),
+          ex.token(),
+          ex.currentToken(),
+          ex.currentHolder());
+      return false;
+    } catch (InterruptedException ex) {
+      Thread.currentThread().interrupt();
+      log.info("Report {} dropped: its held write was interrupted", report.number());
+      return false;
+    } catch (RuntimeException ex) {
+      log.warn("Report {} not stored in the database: {}", report.number(), ex.getMessage());
+      return false;
     }
   }
 

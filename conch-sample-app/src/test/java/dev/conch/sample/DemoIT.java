@@ -31,6 +31,14 @@ class DemoIT {
       Pattern.compile(
           "app-(\\d) took over in (\\d+) ms with fencing token (\\d+) \\(app-(\\d) had (\\d+)\\)");
 
+  private static final Pattern REFUSED =
+      Pattern.compile(
+          "the database refused app-(\\d)'s write with token (\\d+): the fence holds token (\\d+)"
+              + " of app-(\\d)");
+
+  private static final Pattern TOOK_THE_OFFICE =
+      Pattern.compile("app-(\\d) took the office with fencing token (\\d+) once app-(\\d)'s lease");
+
   private static final Pattern PID = Pattern.compile("pid (\\d+)");
 
   private static final Pattern TEMP_DIR = Pattern.compile("data and logs in (\\S+)");
@@ -54,6 +62,32 @@ class DemoIT {
     assertThat(tookOver.group(1)).isNotEqualTo(leader);
     assertThat(Long.parseLong(tookOver.group(5))).isEqualTo(token);
     assertThat(Long.parseLong(tookOver.group(3))).isGreaterThan(token);
+
+    // The successor, frozen during a held write, is refused by the database once the third
+    // instance wrote with its larger token.
+    Matcher tookTheOffice = find(TOOK_THE_OFFICE, out);
+    Matcher refused = find(REFUSED, out);
+    String frozen = tookOver.group(1);
+    assertThat(tookTheOffice.group(3)).isEqualTo(frozen);
+    assertThat(refused.group(1)).isEqualTo(frozen);
+    assertThat(Long.parseLong(refused.group(2))).isEqualTo(Long.parseLong(tookOver.group(3)));
+    assertThat(refused.group(4)).isEqualTo(tookTheOffice.group(1)).isNotIn(leader, frozen);
+    assertThat(Long.parseLong(refused.group(3)))
+        .isEqualTo(Long.parseLong(tookTheOffice.group(2)))
+        .isGreaterThan(Long.parseLong(refused.group(2)));
+    assertThat(out)
+        .contains(
+            "Report", "with token " + refused.group(2) + " refused by the database: the fence");
+    Figures.record(
+        "demo: app-"
+            + frozen
+            + " frozen during a held write with token "
+            + refused.group(2)
+            + ", app-"
+            + refused.group(4)
+            + " wrote with token "
+            + refused.group(3)
+            + ", the database refused the old write");
     Figures.record(
         "demo: app-"
             + leader
@@ -149,8 +183,8 @@ class DemoIT {
       count++;
     }
     assertThat(count)
-        .as("pids printed by the demo (etcd and three instances)")
-        .isGreaterThanOrEqualTo(4);
+        .as("pids printed by the demo (etcd, the H2 server and three instances)")
+        .isGreaterThanOrEqualTo(5);
     Path dir = Path.of(find(TEMP_DIR, out).group(1));
     assertThat(dir).as("the demo's temporary directory").doesNotExist();
   }

@@ -1,0 +1,85 @@
+package dev.conch.spring.boot.autoconfigure.fence;
+
+import dev.conch.jdbc.FenceDialect;
+import dev.conch.jdbc.JdbcFence;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+import org.springframework.boot.jdbc.init.DataSourceScriptDatabaseInitializer;
+import org.springframework.boot.sql.init.DatabaseInitializationSettings;
+import org.springframework.core.io.ByteArrayResource;
+import org.springframework.core.io.Resource;
+import org.springframework.dao.DataAccessResourceFailureException;
+
+/**
+ * Creates the fence table with the schema script of conch-jdbc's jar, the Spring Boot way ({@code
+ * conch.fence.jdbc.initialize-schema}, like {@code spring.session.jdbc.initialize-schema}): a
+ * database initializer that beans depending on the database wait for, and that Flyway or Liquibase
+ * users turn off ({@code never}). The script's table name is replaced by {@code
+ * conch.fence.jdbc.table} when that is not the default.
+ */
+public class FenceSchemaInitializer extends DataSourceScriptDatabaseInitializer {
+
+  private final String table;
+
+  private final boolean defaultScript;
+
+  /**
+   * An initializer of the fence table of {@code dataSource}, as {@code properties} say.
+   *
+   * @throws DataAccessResourceFailureException when the database cannot be asked its name
+   */
+  public FenceSchemaInitializer(DataSource dataSource, FenceJdbcProperties properties) {
+    super(dataSource, settings(dataSource, properties));
+    this.table = properties.getTable();
+    this.defaultScript = properties.getSchema().equals(FenceJdbcProperties.DEFAULT_SCHEMA_LOCATION);
+  }
+
+  @Override
+  protected void runScripts(Scripts scripts) {
+    if (!this.defaultScript || this.table.equals(JdbcFence.DEFAULT_TABLE)) {
+      super.runScripts(scripts);
+      return;
+    }
+    // The shipped scripts name the default table; Spring Session's leave another name to the
+    // user, the fence knows the statement for any name.
+    List<Resource> renamed = new ArrayList<>();
+    FenceDialect dialect = dialect(getDataSource());
+    String statement = dialect.createTableStatement(this.table) + ";";
+    renamed.add(
+        new ByteArrayResource(
+            statement.getBytes(StandardCharsets.UTF_8),
+            dialect.schemaLocation() + " for table " + this.table));
+    super.runScripts(
+        new Scripts(renamed)
+            .continueOnError(scripts.isContinueOnError())
+            .separator(scripts.getSeparator())
+            .encoding(scripts.getEncoding()));
+  }
+
+  private static DatabaseInitializationSettings settings(
+      DataSource dataSource, FenceJdbcProperties properties) {
+    DatabaseInitializationSettings settings = new DatabaseInitializationSettings();
+    String location = properties.getSchema();
+    if (location.contains("@@platform@@")) {
+      location = location.replace("@@platform@@", dialect(dataSource).platform());
+    }
+    settings.setSchemaLocations(List.of(location));
+    settings.setMode(properties.getInitializeSchema());
+    // The scripts create the table only if it is missing: a failure is real, and the start stops.
+    settings.setContinueOnError(false);
+    return settings;
+  }
+
+  private static FenceDialect dialect(DataSource dataSource) {
+    try (Connection connection = dataSource.getConnection()) {
+      return FenceDialect.of(connection);
+    } catch (SQLException ex) {
+      throw new DataAccessResourceFailureException(
+          "Cannot tell which database holds the conch fence table: " + ex.getMessage(), ex);
+    }
+  }
+}

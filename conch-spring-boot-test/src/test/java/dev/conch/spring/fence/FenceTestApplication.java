@@ -1,0 +1,172 @@
+package dev.conch.spring.fence;
+
+import dev.conch.Leadership;
+import dev.conch.jdbc.StaleTokenException;
+import dev.conch.spring.boot.autoconfigure.leaderonly.CurrentLeadership;
+import dev.conch.spring.boot.autoconfigure.leaderonly.LeaderOnly;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.annotation.Propagation;
+import org.springframework.transaction.annotation.Transactional;
+
+/**
+ * An application that writes reports through the fence: each report is a row of {@code report} with
+ * the token of the term that wrote it. No component scan: the JPA tests add their beans.
+ */
+@SpringBootConfiguration
+@EnableAutoConfiguration
+class FenceTestApplication {
+
+  /** The report table, the same on H2 and PostgreSQL. */
+  static final String REPORT_TABLE =
+      "CREATE TABLE IF NOT EXISTS report (text VARCHAR(100) NOT NULL, token BIGINT NOT NULL)";
+
+  @Bean
+  SimpleMeterRegistry meterRegistry() {
+    return new SimpleMeterRegistry();
+  }
+
+  @Bean
+  Reports reports(JdbcTemplate jdbc, TransactionFence fence) {
+    return new Reports(jdbc, fence);
+  }
+
+  @Bean
+  ReportJob reportJob(Reports reports) {
+    return new ReportJob(reports);
+  }
+
+  /** Writes reports, fenced in every way the fence offers. */
+  static class Reports {
+
+    private final JdbcTemplate jdbc;
+
+    private final TransactionFence fence;
+
+    Reports(JdbcTemplate jdbc, TransactionFence fence) {
+      this.jdbc = jdbc;
+      this.fence = fence;
+    }
+
+    /** Fenced on entry, with the default office's (or the running @LeaderOnly) term. */
+    @Transactional
+    @Fenced
+    public void store(String text, long token) {
+      insert(text, token);
+    }
+
+    /** All three on one method: leadership checked first, then the transaction, then the fence. */
+    @LeaderOnly
+    @Transactional
+    @Fenced
+    public boolean storeIfLeading(String text) {
+      insert(text, CurrentLeadership.get().token());
+      return true;
+    }
+
+    /** Fenced on entry with the office the annotation names. */
+    @Transactional
+    @Fenced("${fence-test.other-office:billing}")
+    public void storeForOtherOffice(String text) {
+      insert(text, 0);
+    }
+
+    /** Writes first, then fences with {@code term}: a refusal must undo the write. */
+    @Transactional
+    public void storeThenFence(String text, Leadership term) {
+      insert(text, term.token());
+      this.fence.fence(term);
+    }
+
+    /** Writes, then fences with {@code term} and swallows a refusal: still must not commit. */
+    @Transactional
+    public void storeAndSwallowRefusal(String text, Leadership term) {
+      insert(text, term.token());
+      try {
+        this.fence.fence(term);
+      } catch (StaleTokenException ex) {
+        // What a careless caller does; the transaction must roll back all the same.
+      }
+    }
+
+    /** Fenced, writes, then fails: the fence's raise must roll back with the write. */
+    @Transactional
+    @Fenced
+    public void storeAndFail(String text) {
+      insert(text, 0);
+      throw new IllegalStateException("the work after the write failed");
+    }
+
+    /** A fence with no transaction around it. */
+    public void storeWithoutTransaction(String text) {
+      Leadership term = this.fence.fence();
+      insert(text, term.token());
+    }
+
+    /**
+     * @Fenced, but SUPPORTS runs without a transaction when the caller has none.
+     */
+    @Transactional(propagation = Propagation.SUPPORTS)
+    @Fenced
+    public void storeIfInTransaction(String text) {
+      insert(text, 0);
+    }
+
+    /** Runs {@code work} in one transaction (for a newer leader's write). */
+    @Transactional
+    public <T> T inTransaction(Supplier<T> work) {
+      return work.get();
+    }
+
+    void insert(String text, long token) {
+      this.jdbc.update("INSERT INTO report (text, token) VALUES (?, ?)", text, token);
+    }
+  }
+
+  /** A leader's job whose write is held until the test lets it go. */
+  static class ReportJob {
+
+    private final Reports reports;
+
+    private volatile CountDownLatch entered = new CountDownLatch(1);
+
+    private volatile CountDownLatch release = new CountDownLatch(1);
+
+    ReportJob(Reports reports) {
+      this.reports = reports;
+    }
+
+    /** Writes {@code text} with the token of the term it was let in by, once released. */
+    @LeaderOnly
+    public void write(String text) throws InterruptedException {
+      long token = CurrentLeadership.get().token();
+      this.entered.countDown();
+      if (!this.release.await(30, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("the test never released the held write");
+      }
+      this.reports.store(text, token);
+    }
+
+    /** Holds the next write (the test calls it through the proxy: fields are the target's). */
+    public void hold() {
+      this.entered = new CountDownLatch(1);
+      this.release = new CountDownLatch(1);
+    }
+
+    /** Waits until the held write entered its term. */
+    public boolean awaitEntered() throws InterruptedException {
+      return this.entered.await(30, TimeUnit.SECONDS);
+    }
+
+    /** Lets the held write go on. */
+    public void release() {
+      this.release.countDown();
+    }
+  }
+}

@@ -1,0 +1,254 @@
+package dev.conch.spring.fence;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+import dev.conch.Holder;
+import dev.conch.Leadership;
+import dev.conch.jdbc.JdbcFence;
+import dev.conch.jdbc.StaleTokenException;
+import dev.conch.spring.boot.test.AutoConfigureTestOffices;
+import dev.conch.spring.boot.test.TestOffices;
+import dev.conch.spring.fence.FenceTestApplication.ReportJob;
+import dev.conch.spring.fence.FenceTestApplication.Reports;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
+
+/**
+ * What a fenced Spring transaction does, written with JdbcTemplate, on the in-memory offices that
+ * {@link TestOffices} scripts (who leads is not the subject here, the database is): a current term
+ * commits with its token; a stale one is refused by the database and its own writes roll back, even
+ * when the caller swallows the refusal; without a transaction or a term nothing is written. Each
+ * subclass runs it on one database and one transaction manager.
+ */
+@SpringBootTest(
+    classes = FenceTestApplication.class,
+    properties = {"spring.application.name=reports", "conch.offices.billing.hook-timeout=5s"})
+@AutoConfigureTestOffices
+@Timeout(60)
+abstract class JdbcFenceContract {
+
+  static final String OFFICE = "reports";
+
+  @Autowired TestOffices offices;
+
+  @Autowired JdbcTemplate jdbc;
+
+  @Autowired Reports reports;
+
+  @Autowired ReportJob job;
+
+  @Autowired TransactionFence fence;
+
+  @Autowired JdbcFence jdbcFence;
+
+  @Autowired MeterRegistry meters;
+
+  @Autowired PlatformTransactionManager transactionManager;
+
+  private final ExecutorService executor = Executors.newSingleThreadExecutor();
+
+  /** The transaction manager this database's variant must run with. */
+  abstract Class<? extends PlatformTransactionManager> expectedTransactionManager();
+
+  @BeforeEach
+  void cleanTables() {
+    this.jdbc.execute(FenceTestApplication.REPORT_TABLE);
+    this.jdbc.update("DELETE FROM report");
+    this.jdbc.update("DELETE FROM " + this.jdbcFence.table());
+    this.offices.grant(OFFICE);
+  }
+
+  @AfterEach
+  void stopExecutor() {
+    this.job.release();
+    this.executor.shutdownNow();
+  }
+
+  @Test
+  void runsWithTheExpectedTransactionManager() {
+    assertThat(this.transactionManager).isInstanceOf(expectedTransactionManager());
+  }
+
+  @Test
+  void currentTermsWriteCommitsAndTheFenceHoldsItsToken() {
+    Leadership term = this.offices.awaitLeading(OFFICE);
+    double passed = count("passed");
+    this.reports.store("a", term.token());
+    assertThat(reports()).containsExactly("a@" + term.token());
+    assertThat(fenceToken(OFFICE)).isEqualTo(term.token());
+    assertThat(count("passed")).isEqualTo(passed + 1);
+  }
+
+  @Test
+  void heldWriteOfAnEndedTermIsRefusedOnceTheNewerLeaderWrote() throws Exception {
+    long oldToken = this.offices.awaitLeading(OFFICE).token();
+    this.job.hold();
+    Future<?> held = this.executor.submit(() -> run(() -> this.job.write("old")));
+    assertThat(this.job.awaitEntered()).isTrue();
+
+    Holder newer = this.offices.electOther(OFFICE, "node-b");
+    writeAsNewerLeader("new", newer);
+    double stale = count("stale");
+    this.job.release();
+
+    assertThatExceptionOfType(ExecutionException.class)
+        .isThrownBy(() -> held.get(30, TimeUnit.SECONDS))
+        .havingCause()
+        .isInstanceOfSatisfying(
+            StaleTokenException.class,
+            refusal -> {
+              assertThat(refusal.token()).isEqualTo(oldToken);
+              assertThat(refusal.currentToken()).isEqualTo(newer.rev());
+              assertThat(refusal.currentHolder()).isEqualTo("node-b");
+            });
+    assertThat(reports()).containsExactly("new@" + newer.rev());
+    assertThat(count("stale")).isEqualTo(stale + 1);
+  }
+
+  @Test
+  void staleTokenRollsBackTheWritesMadeBeforeTheFence() {
+    Leadership old = this.offices.awaitLeading(OFFICE);
+    Holder newer = this.offices.electOther(OFFICE, "node-b");
+    writeAsNewerLeader("new", newer);
+
+    assertThatExceptionOfType(StaleTokenException.class)
+        .isThrownBy(() -> this.reports.storeThenFence("old", old))
+        .withMessageContaining("stale fencing token " + old.token())
+        .withMessageContaining("token " + newer.rev());
+    assertThat(reports()).containsExactly("new@" + newer.rev());
+  }
+
+  @Test
+  void staleWriteDoesNotCommitEvenWhenTheCallerSwallowsTheRefusal() {
+    Leadership old = this.offices.awaitLeading(OFFICE);
+    Holder newer = this.offices.electOther(OFFICE, "node-b");
+    writeAsNewerLeader("new", newer);
+
+    assertThatExceptionOfType(StaleTokenException.class)
+        .isThrownBy(() -> this.reports.storeAndSwallowRefusal("old", old))
+        .satisfies(refusal -> assertThat(refusal.currentToken()).isEqualTo(newer.rev()));
+    assertThat(reports()).containsExactly("new@" + newer.rev());
+  }
+
+  @Test
+  void fenceOutsideATransactionFailsAtOnceAndWritesNothing() {
+    assertThatExceptionOfType(FenceUnavailableException.class)
+        .isThrownBy(() -> this.reports.storeWithoutTransaction("x"))
+        .withMessageContaining("No transaction is active")
+        .withMessageContaining("office 'reports'")
+        .withMessageContaining("protects nothing");
+    assertThatExceptionOfType(FenceUnavailableException.class)
+        .isThrownBy(() -> this.reports.storeIfInTransaction("y"))
+        .withMessageContaining("No transaction is active");
+    assertThat(reports()).isEmpty();
+    assertThat(fenceRows()).isZero();
+  }
+
+  @Test
+  void followerFailsAtOnceAndWritesNothing() {
+    this.offices.electOther(OFFICE, "node-c");
+    assertThatExceptionOfType(FenceUnavailableException.class)
+        .isThrownBy(() -> this.reports.store("x", 0))
+        .withMessageContaining("does not lead office 'reports'");
+    assertThat(reports()).isEmpty();
+  }
+
+  @Test
+  void leaderOnlyFencedMethodIsSkippedOnAFollowerAndFencedOnTheLeader() {
+    this.offices.electOther(OFFICE, "node-c");
+    assertThat(this.reports.storeIfLeading("skipped")).isFalse();
+    assertThat(fenceRows()).isZero();
+
+    Leadership term = this.offices.grant(OFFICE);
+    assertThat(this.reports.storeIfLeading("stored")).isTrue();
+    assertThat(reports()).containsExactly("stored@" + term.token());
+    assertThat(fenceToken(OFFICE)).isEqualTo(term.token());
+  }
+
+  @Test
+  void newTermsRaiseRollsBackWithTheTransactionItFenced() {
+    Leadership first = this.offices.awaitLeading(OFFICE);
+    this.reports.store("first", first.token());
+    this.offices.revoke(OFFICE);
+    Leadership second = this.offices.grant(OFFICE);
+    assertThat(second.token()).isGreaterThan(first.token());
+
+    assertThatExceptionOfType(IllegalStateException.class)
+        .isThrownBy(() -> this.reports.storeAndFail("second"));
+    // The raise to the second term's token ran on the transaction's own connection: it rolled
+    // back with the write.
+    assertThat(fenceToken(OFFICE)).isEqualTo(first.token());
+    assertThat(reports()).containsExactly("first@" + first.token());
+  }
+
+  @Test
+  void officeNamedOnTheAnnotationIsTheOneFenced() {
+    Leadership billing = this.offices.awaitLeading("billing");
+    this.reports.storeForOtherOffice("invoice");
+    assertThat(fenceToken("billing")).isEqualTo(billing.token());
+    assertThat(fenceRows()).isEqualTo(1);
+  }
+
+  /** What node-b, the newer leader, does in its own process: a fenced write with its token. */
+  void writeAsNewerLeader(String text, Holder newer) {
+    Leadership term = new Leadership(OFFICE, newer.rev(), 0, newer);
+    this.reports.inTransaction(
+        () -> {
+          this.fence.fence(term);
+          this.reports.insert(text, term.token());
+          return null;
+        });
+  }
+
+  List<String> reports() {
+    return this.jdbc.query(
+        "SELECT text, token FROM report ORDER BY token, text",
+        (row, i) -> row.getString(1) + "@" + row.getLong(2));
+  }
+
+  long fenceToken(String office) {
+    Long token =
+        this.jdbc.queryForObject(
+            "SELECT token FROM " + this.jdbcFence.table() + " WHERE office = ?",
+            Long.class,
+            office);
+    return (token != null) ? token : 0;
+  }
+
+  int fenceRows() {
+    Integer rows =
+        this.jdbc.queryForObject("SELECT COUNT(*) FROM " + this.jdbcFence.table(), Integer.class);
+    return (rows != null) ? rows : 0;
+  }
+
+  double count(String outcome) {
+    Counter counter =
+        this.meters.find("conch.fence").tag("office", OFFICE).tag("outcome", outcome).counter();
+    return (counter != null) ? counter.count() : 0;
+  }
+
+  private static Void run(Work work) throws Exception {
+    work.run();
+    return null;
+  }
+
+  @FunctionalInterface
+  interface Work {
+    void run() throws Exception;
+  }
+}
