@@ -53,8 +53,9 @@ public final class JdbcFence {
   private static final String TOKEN_ACCEPTED =
       "a fencing token of 1 or more: the term's token (Leadership.token(), CONCH_REV)";
 
-  // Missing table: PostgreSQL, MySQL/MariaDB, H2.
-  private static final Set<String> UNDEFINED_TABLE = Set.of("42P01", "42S02", "42102");
+  // Missing table: PostgreSQL, MySQL/MariaDB, H2 (42S04/42104: a database with no table at all).
+  private static final Set<String> UNDEFINED_TABLE =
+      Set.of("42P01", "42S02", "42102", "42S04", "42104");
 
   private final String table;
   private final FenceDialect dialect; // null: detect per connection

@@ -1,13 +1,11 @@
 package dev.conch.spring.fence;
 
 import dev.conch.Leadership;
-import dev.conch.jdbc.FenceDialect;
 import dev.conch.jdbc.JdbcFence;
 import dev.conch.jdbc.StaleTokenException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Objects;
-import java.util.Set;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
@@ -44,9 +42,6 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * <p>Thread-safe; one bean serves every transaction.
  */
 public final class TransactionFence {
-
-  // Missing table: PostgreSQL, MySQL/MariaDB and H2, H2 on an empty database (42S04).
-  private static final Set<String> MISSING_TABLE = Set.of("42P01", "42S02", "42S04");
 
   private final DataSource dataSource;
 
@@ -151,12 +146,7 @@ public final class TransactionFence {
       throw ex;
     } catch (SQLException ex) {
       // Spring's translation keeps only the task in its message: the fence's own says what to do.
-      String task =
-          "conch fence of office '"
-              + term.office()
-              + "': "
-              + ex.getMessage()
-              + hint(connection, ex);
+      String task = "conch fence of office '" + term.office() + "': " + ex.getMessage() + hint(ex);
       DataAccessException translated = this.translator.translate(task, null, ex);
       throw refuseCommit(
           (translated != null) ? translated : new UncategorizedSQLException(task, null, ex));
@@ -173,25 +163,14 @@ public final class TransactionFence {
   }
 
   /**
-   * What to do about a missing fence table, when conch-jdbc's own message does not say it already
-   * (H2 reports a table missing from an empty database with a state of its own, 42S04).
+   * What a Spring application can do about a missing fence table, added to conch-jdbc's message,
+   * which names the table and its script.
    */
-  private String hint(Connection connection, SQLException ex) {
-    if (!MISSING_TABLE.contains(ex.getSQLState()) || ex.getMessage().contains("create it")) {
-      return "";
-    }
-    String script;
-    try {
-      script = FenceDialect.of(connection).schemaLocation();
-    } catch (SQLException notKnown) {
-      script = "dev/conch/jdbc/schema-<platform>.sql";
-    }
-    return " (the fence table '"
-        + this.fence.table()
-        + "' does not exist: create it with the script "
-        + script
-        + " in conch-jdbc's jar, or let Spring Boot create it:"
-        + " conch.fence.jdbc.initialize-schema=always)";
+  private static String hint(SQLException ex) {
+    String message = ex.getMessage();
+    return message != null && message.contains("does not exist: create it")
+        ? " (or let Spring Boot create it: conch.fence.jdbc.initialize-schema=always)"
+        : "";
   }
 
   private String defaultOffice() {
