@@ -85,10 +85,11 @@ final class Explanation {
     line(
         lines,
         "on-lose hook",
-        (onLose == null ? "none given; one would run" : "runs")
-            + " until "
+        (onLose == null ? "none given; one would be killed" : "killed")
+            + " by "
             + TimingBudget.relative(budget.loseHookEnd())
-            + " at the latest after a loss; a successor may start at D");
+            + " after a loss (a successor may start at D); after a resign it has its"
+            + " hook-timeout");
     line(
         lines,
         "process pause",

@@ -40,7 +40,7 @@ class ExplainIT {
           .contains(row("graceful hand-over") + "up to 5s")
           .contains(row("command killed") + "by D-1s") // D - 6 s + 5 s
           .contains(
-              row("on-lose hook") + "none given; one would run until D+34s") // -1 s + 30 s + 5 s
+              row("on-lose hook") + "none given; one would be killed by D-500ms") // the margin
           .contains(row("process pause") + "up to 8s500ms"); // TTL - 1 s - 500 ms
       assertThat(etcd.accepted()).as("connections to etcd").isZero();
     }
@@ -61,7 +61,7 @@ class ExplainIT {
         .contains("1s775ms to 2s500ms")
         .contains(row("graceful hand-over") + "up to 100ms")
         .contains("by D-1s at the latest")
-        .contains("until D+29s100ms") // -1 s + 30 s + 100 ms
+        .contains("killed by D-500ms after a loss")
         .contains("up to 1s275ms"); // 2 s - 225 ms - 500 ms
   }
 
@@ -75,7 +75,7 @@ class ExplainIT {
         .doesNotContain("hello")
         .doesNotContain("bye")
         .contains(row("graceful hand-over") + "up to 40s") // 5 s + 30 s + 5 s
-        .contains(row("on-lose hook") + "runs until D+34s");
+        .contains(row("on-lose hook") + "killed by D-500ms after a loss");
   }
 
   @Test

@@ -31,7 +31,9 @@ import java.util.Objects;
  * @param gracefulHandover the longest a resign or shutdown takes before the successor can win: the
  *     lose side's stop (per lose hook for an election's own hooks)
  * @param loseHookEnd the latest a lose hook (the runner's {@code --on-lose}) may still run,
- *     relative to D, after a loss at the deadline; any time after D it may overlap a successor
+ *     relative to D, after an involuntary loss; any time after D it may overlap a successor. A
+ *     runner's on-lose hook is killed at D minus the safety margin; after a resign (lease still
+ *     renewed, no successor yet) a lose hook keeps its whole hook timeout instead
  * @param fencedOnlyPause the longest freeze of this process (GC pause, SIGSTOP, a suspended VM)
  *     after which its work is still stopped before D minus the safety margin; after a longer one
  *     the work may overlap a successor's and only the fencing token protects
@@ -118,9 +120,9 @@ public record TimingBudget(
     Duration ttl = session.ttl();
     Duration lossLead = election.lossLead();
     // SIGTERM at D - loss lead; the grace is kill-after, cut to end by D - margin: SIGKILL at
-    // D - loss lead + min(kill-after, stop timeout). The on-lose hook starts once the group is
-    // dead and may run its timeout, then kill-after more until its own SIGKILL.
-    Duration grace = min(killAfter, election.stopTimeout());
+    // D - loss lead + min(kill-after, stop timeout). After a resign the on-lose hook may run its
+    // timeout, then kill-after more until its own SIGKILL; after an involuntary loss it is killed
+    // at D - margin (TermWork reads the deadline as the hook runs), and not started past it.
     Duration onLoseRuns = hookTimeout.plus(killAfter);
     return new TimingBudget(
         ttl,
@@ -130,7 +132,7 @@ public record TimingBudget(
         ttl.minus(lossLead).minus(renewal.interval()),
         ttl.plus(EXPIRY_SCAN),
         onLose ? killAfter.plus(onLoseRuns) : killAfter,
-        grace.minus(lossLead).plus(onLoseRuns),
+        election.safetyMargin().negated(),
         // The last acknowledged renewal may have gone out one interval before the freeze; a
         // runner that wakes by D - margin kills the command at once (the grace is cut to end
         // there).

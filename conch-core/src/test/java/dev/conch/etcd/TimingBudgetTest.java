@@ -38,8 +38,9 @@ class TimingBudgetTest {
     assertThat(budget.outageRiddenOut()).isEqualTo(ms(3000)); // W - 1 s
     assertThat(budget.crashFailover()).isEqualTo(ms(10_500)); // TTL + 500 ms scan
     assertThat(budget.gracefulHandover()).isEqualTo(ms(5000)); // the SIGTERM grace
-    // SIGKILL at D - 6 s + 5 s = D - 1 s; on-lose then 30 s, and 5 s more to its SIGKILL.
-    assertThat(budget.loseHookEnd()).isEqualTo(ms(34_000));
+    // After a loss the command's SIGKILL goes out at D - 6 s + 5 s = D - 1 s; an on-lose hook
+    // still running at D - 500 ms (the margin) is killed then.
+    assertThat(budget.loseHookEnd()).isEqualTo(ms(-500));
     assertThat(budget.fencedOnlyPause()).isEqualTo(ms(8500)); // TTL - 1 s - 500 ms margin
     assertThat(budget.runner()).isTrue();
   }
@@ -62,8 +63,8 @@ class TimingBudgetTest {
     assertThat(budget.outageRiddenOut()).isEqualTo(ms(675)); // W - 225 ms
     assertThat(budget.crashFailover()).isEqualTo(ms(2500));
     assertThat(budget.gracefulHandover()).isEqualTo(ms(100));
-    // SIGKILL at D - 1.1 s + 100 ms = D - 1 s; on-lose 30 s + 100 ms after it.
-    assertThat(budget.loseHookEnd()).isEqualTo(ms(29_100));
+    // SIGKILL at D - 1.1 s + 100 ms = D - 1 s; on-lose is killed at D - 500 ms.
+    assertThat(budget.loseHookEnd()).isEqualTo(ms(-500));
     assertThat(budget.fencedOnlyPause()).isEqualTo(ms(1275)); // 2 s - 225 ms - 500 ms
   }
 
@@ -120,7 +121,7 @@ class TimingBudgetTest {
         .contains("rides out etcd outages up to 3s")
         .contains("crash fail-over up to 10s500ms")
         .contains("graceful hand-over up to 5s")
-        .contains("on-lose may run until D+34s")
+        .contains("on-lose may run until D-500ms")
         .contains("a pause over 8s500ms is fenced only");
   }
 
