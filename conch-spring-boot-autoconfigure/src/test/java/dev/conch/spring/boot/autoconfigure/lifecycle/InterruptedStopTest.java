@@ -43,13 +43,15 @@ class InterruptedStopTest {
               AutoConfigurations.of(
                   ConchAutoConfiguration.class, LeaderLifecycleAutoConfiguration.class))
           .withBean(LocalOffices.class, () -> this.offices)
-          .withBean("draining", Draining.class)
           .withBean("container", Container.class, () -> new Container(0))
+          .withPropertyValues("conch.standalone=true", "spring.application.name=app");
+
+  /** 'draining' is stopped before 'container': it has the higher phase. */
+  private final ApplicationContextRunner withDraining =
+      this.contextRunner
+          .withBean("draining", Draining.class)
           .withPropertyValues(
-              "conch.standalone=true",
-              "spring.application.name=app",
               "conch.offices.orders.stop-timeout=100ms",
-              // Stopped before 'container': it has the higher phase.
               "conch.offices.orders.lifecycle-beans=draining,container");
 
   @AfterEach
@@ -59,7 +61,7 @@ class InterruptedStopTest {
 
   @Test
   void aLossWhoseStopIsGivenUpAtTheHookTimeoutStillStopsEveryBean(CapturedOutput output) {
-    this.contextRunner
+    this.withDraining
         .withPropertyValues("conch.offices.orders.hook-timeout=1s")
         .run(
             context -> {
@@ -81,7 +83,7 @@ class InterruptedStopTest {
 
   @Test
   void aKeyDeletedWhileResigningStillStopsEveryBean(CapturedOutput output) {
-    this.contextRunner.run(
+    this.withDraining.run(
         context -> {
           Draining draining = context.getBean(Draining.class);
           Container container = context.getBean(Container.class);
@@ -99,6 +101,47 @@ class InterruptedStopTest {
           assertThat(this.successor.awaitLeadership(WAIT)).isTrue();
           assertThat(output.getOut()).contains("KEY_DELETED while the lose hooks of a RESIGNED");
         });
+  }
+
+  @Test
+  void aStopInterruptedWhileAwaitingItsCallbackIsNamedAndTheRestAreNotWaitedFor(
+      CapturedOutput output) {
+    this.contextRunner
+        .withBean("async", Unconfirmed.class)
+        .withPropertyValues(
+            "conch.offices.orders.stop-timeout=5s",
+            "conch.offices.orders.lifecycle-beans=async,container")
+        .run(
+            context -> {
+              Unconfirmed async = context.getBean(Unconfirmed.class);
+              Container container = context.getBean(Container.class);
+              Election election = context.getBean(Elections.class).get("orders");
+              await().atMost(WAIT).until(container::isRunning);
+              election.resignAsync();
+              // The hook awaits the callback, for up to the stop timeout (5 s).
+              assertThat(async.stopping.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+              this.successor.start();
+              this.offices.revoke("orders");
+              await().atMost(WAIT).until(() -> container.history.contains("stop"));
+              assertThat(this.successor.awaitLeadership(WAIT)).isTrue();
+              await()
+                  .atMost(WAIT)
+                  .until(() -> output.getOut().contains("that did not confirm their stop"));
+              assertThat(output.getOut())
+                  .contains(
+                      "Beans of office 'orders' that did not confirm their stop (interrupted:"
+                          + " stop() was called on each, not waited for): 'async'; their work may"
+                          + " overlap the next leader's");
+            });
+  }
+
+  /** Stops asynchronously, and never calls back: its drain never ends. */
+  static class Unconfirmed extends Draining {
+
+    @Override
+    public void stop(Runnable callback) {
+      this.stopping.countDown();
+    }
   }
 
   /**
