@@ -30,10 +30,13 @@ import java.util.Objects;
  *     while etcd is healthy: the whole TTL left after a renewal, plus etcd's expiry scan
  * @param gracefulHandover the longest a resign or shutdown takes before the successor can win: the
  *     lose side's stop (per lose hook for an election's own hooks)
- * @param loseHookEnd the latest a lose hook (the runner's {@code --on-lose}) may still run,
- *     relative to D, after an involuntary loss; any time after D it may overlap a successor. A
- *     runner's on-lose hook is killed at D minus the safety margin; after a resign (lease still
- *     renewed, no successor yet) a lose hook keeps its whole hook timeout instead
+ * @param loseHookEnd relative to D, after an involuntary loss, the latest a lose hook is waited
+ *     for or may run: the safety margin before D. An election's own hook still running then is
+ *     interrupted and left behind (one that heeds interrupts ends about then; one that ignores them
+ *     cannot be stopped and runs on; those whose turn comes later are called then and not waited
+ *     for); a runner's {@code --on-lose} is killed then. After a resign (lease still renewed, no
+ *     successor yet) a lose hook keeps its whole hook timeout instead. Any time after D the work
+ *     may overlap a successor's
  * @param fencedOnlyPause the longest freeze of this process (GC pause, SIGSTOP, a suspended VM)
  *     after which its work is still stopped before D minus the safety margin; after a longer one
  *     the work may overlap a successor's and only the fencing token protects
@@ -82,9 +85,11 @@ public record TimingBudget(
     RenewalBudget renewal = renewal(session, election);
     Duration ttl = session.ttl();
     Duration lossLead = election.lossLead();
-    // The hooks start when the term ends, at D - loss lead, and are given up after the hook
-    // timeout. The last acknowledged renewal may have gone out one interval before a freeze, and a
-    // process must wake by D - loss lead for its hooks to get their whole stop timeout.
+    // The hooks start when the term ends, at D - loss lead; nothing is waited for past D - margin
+    // (LeadershipTerm.loseTimers: a hook still running is interrupted, later ones are called and
+    // not waited for), whatever the hook timeout. The last acknowledged renewal may have gone out
+    // one interval before a freeze, and a process must wake by D - loss lead for its hooks to get
+    // their whole stop timeout before that cut.
     return new TimingBudget(
         ttl,
         lossLead,
@@ -93,7 +98,7 @@ public record TimingBudget(
         ttl.minus(lossLead).minus(renewal.interval()),
         ttl.plus(EXPIRY_SCAN),
         election.hookTimeout(),
-        election.hookTimeout().minus(lossLead),
+        election.safetyMargin().negated(),
         ttl.minus(renewal.interval()).minus(lossLead),
         false);
   }
@@ -163,15 +168,18 @@ public record TimingBudget(
         + f(gracefulHandover)
         + (runner ? "" : " per lose hook")
         + "; "
-        + (runner ? "on-lose" : "a lose hook")
-        + " may run until "
-        + relative(loseHookEnd)
-        + " (a successor may start at D); a pause over "
+        + (runner
+            ? "on-lose may run until " + relative(loseHookEnd) + " (a successor may start at D)"
+            : "a lose hook still running at "
+                + relative(loseHookEnd)
+                + " is interrupted and not waited for (one that ignores interrupts runs on; a"
+                + " successor may start at D)")
+        + "; a pause over "
         + f(fencedOnlyPause)
         + " is fenced only";
   }
 
-  /** {@code D+28s500ms}, {@code D-1s}, {@code D}. */
+  /** {@code D+34s}, {@code D-500ms}, {@code D}. */
   public static String relative(Duration toDeadline) {
     if (toDeadline.isZero()) {
       return "D";
@@ -192,7 +200,4 @@ public record TimingBudget(
     return Durations.format(duration);
   }
 
-  private static Duration min(Duration a, Duration b) {
-    return a.compareTo(b) <= 0 ? a : b;
-  }
 }

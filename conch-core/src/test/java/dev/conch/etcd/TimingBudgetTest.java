@@ -79,11 +79,32 @@ class TimingBudgetTest {
     assertThat(budget.outageRiddenOut()).isEqualTo(ms(6375));
     assertThat(budget.crashFailover()).isEqualTo(ms(10_500));
     assertThat(budget.gracefulHandover()).isEqualTo(ms(30_000));
-    // The hooks start at D - 1.5 s and are given up 30 s later.
-    assertThat(budget.loseHookEnd()).isEqualTo(ms(28_500));
+    // The hooks start at D - 1.5 s; at D - 500 ms one still running is interrupted and not
+    // waited for, though its timeout (30 s) has not run out.
+    assertThat(budget.loseHookEnd()).isEqualTo(ms(-500));
     // A process that wakes by D - 1.5 s still gives its hooks their whole stop timeout.
     assertThat(budget.fencedOnlyPause()).isEqualTo(ms(6375));
     assertThat(budget.runner()).isFalse();
+  }
+
+  @Test
+  void loseHooksAreWaitedForUntilTheSafetyMarginBeforeTheDeadlineWhateverTheirTimeout() {
+    ElectionOptions election =
+        ElectionOptions.builder("x")
+            .stopTimeout(ms(2000))
+            .safetyMargin(ms(1000))
+            .hookTimeout(ms(500))
+            .build();
+
+    TimingBudget budget = TimingBudget.of(SessionOptions.defaults(), election);
+
+    // Loss lead 3 s: the hooks start at D - 3 s, each is given up after 500 ms, and the stop as a
+    // whole at D - 1 s.
+    assertThat(budget.loseHookEnd()).isEqualTo(ms(-1000));
+    assertThat(budget.summary())
+        .contains(
+            "a lose hook still running at D-1s is interrupted and not waited for (one that ignores"
+                + " interrupts runs on; a successor may start at D)");
   }
 
   @Test
@@ -128,6 +149,7 @@ class TimingBudgetTest {
   @Test
   void offsetsFromTheDeadlineAreSigned() {
     assertThat(TimingBudget.relative(ms(-1500))).isEqualTo("D-1s500ms");
+    assertThat(TimingBudget.relative(ms(-500))).isEqualTo("D-500ms");
     assertThat(TimingBudget.relative(ms(28_500))).isEqualTo("D+28s500ms");
     assertThat(TimingBudget.relative(Duration.ZERO)).isEqualTo("D");
   }

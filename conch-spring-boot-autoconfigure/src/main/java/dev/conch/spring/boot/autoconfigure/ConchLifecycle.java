@@ -3,7 +3,6 @@ package dev.conch.spring.boot.autoconfigure;
 import dev.conch.Election;
 import dev.conch.InvalidArgumentException;
 import dev.conch.LeadershipHandler;
-import dev.conch.State;
 import dev.conch.spring.boot.autoconfigure.OnLeadership.Transition;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -258,7 +257,6 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
   private CompletableFuture<Void> resign(Election election) {
     ElectionEventPublisher publisher = this.publishers.get(election);
     long before = (publisher != null) ? publisher.resignations() : 0;
-    boolean joined = election.state() != State.RESIGNED && election.state() != State.CLOSED;
     CompletableFuture<Void> left;
     try {
       left = election.resignAsync();
@@ -266,6 +264,11 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
       logger.warn("Resigning from " + election.office() + " failed", ex);
       return CompletableFuture.completedFuture(null);
     }
+    // Not state(): it says RESIGNED from the moment a resign already under way ended the term,
+    // before its lose hooks ran and its event went out. A future not yet done is a loop still in
+    // the election, which posts one Resigned event before it leaves (if that was delivered already,
+    // while the release still ran, the wait ends at the delivery timeout); a done one had left.
+    boolean leaving = !left.isDone();
     CompletableFuture<Void> done =
         left.handle(
             (ok, error) -> {
@@ -274,7 +277,7 @@ final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton
               }
               return null;
             });
-    if (publisher == null || !joined) {
+    if (publisher == null || !leaving) {
       return done;
     }
     return done.thenCompose(

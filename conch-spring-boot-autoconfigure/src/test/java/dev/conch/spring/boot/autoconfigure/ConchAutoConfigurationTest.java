@@ -193,7 +193,7 @@ class ConchAutoConfigurationTest {
                   .contains("office app: ttl 10s, leadership dropped 1s500ms before the lease")
                   .contains("renewed every 2s125ms (attempts up to 500ms)")
                   .contains("rides out etcd outages up to 6s375ms")
-                  .contains("a lose hook may run until D+28s500ms")
+                  .contains("a lose hook still running at D-500ms is interrupted")
                   .containsOnlyOnce("office billing: ttl 10s, leadership dropped 2s500ms")
                   .contains("renewed every 1s875ms")
                   .doesNotContain("cannot reset gRPC's reconnect back-off")

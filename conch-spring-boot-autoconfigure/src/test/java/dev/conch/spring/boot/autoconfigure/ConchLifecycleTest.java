@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.conch.Election;
+import dev.conch.State;
 import dev.conch.spring.boot.autoconfigure.OnLeadership.Transition;
 import java.time.Duration;
 import java.util.List;
@@ -18,6 +19,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.context.LifecycleAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.context.event.EventListener;
 
 /**
  * Shutdown of the offices, on in-memory offices: every office is resigned at once, and shutdown
@@ -73,6 +75,30 @@ class ConchLifecycleTest {
               assertThat(recorder.lines()).contains("later phase stopped, lose hook running");
               // The elections were closed only after their lose hooks ended.
               assertThat(hook.finished.getCount()).isZero();
+            });
+  }
+
+  @Test
+  void shutdownDuringAResignUnderWayWaitsForItsLoseHookAndItsEvent() {
+    this.contextRunner
+        .withBean(TimedLoseHook.class)
+        .withBean(SlowLossListener.class)
+        .withBean(NextPhase.class)
+        .run(
+            context -> {
+              TimedLoseHook hook = context.getBean(TimedLoseHook.class);
+              Recorder recorder = context.getBean(Recorder.class);
+              awaitLeading(context.getBean(Elections.class).all());
+              Election billing = context.getBean(Elections.class).get("billing");
+              billing.resignAsync();
+              assertThat(hook.started.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+              // The term is over, its lose hook still runs: state() says so already.
+              assertThat(billing.state()).isEqualTo(State.RESIGNED);
+              context.close();
+              assertThat(hook.finished.getCount()).isZero();
+              // The listener heard the resignation before the next shutdown phase began.
+              assertThat(recorder.lines())
+                  .containsSubsequence("heard billing RESIGNED", "next phase stopped");
             });
   }
 
@@ -170,6 +196,73 @@ class ConchLifecycleTest {
       } finally {
         this.finished.countDown();
       }
+    }
+  }
+
+  /** A lose hook of the billing office that works for a while (300 ms). */
+  static class TimedLoseHook {
+
+    final CountDownLatch started = new CountDownLatch(1);
+
+    final CountDownLatch finished = new CountDownLatch(1);
+
+    @OnLeadership(office = "billing", on = Transition.LOST)
+    void lost() throws InterruptedException {
+      this.started.countDown();
+      try {
+        Thread.sleep(300); // simulates stopping work, not a wait for a state
+      } finally {
+        this.finished.countDown();
+      }
+    }
+  }
+
+  /** A listener that takes a while (500 ms) over a loss, then records it. */
+  static class SlowLossListener {
+
+    private final Recorder recorder;
+
+    SlowLossListener(Recorder recorder) {
+      this.recorder = recorder;
+    }
+
+    @EventListener
+    void on(LeadershipLostEvent event) throws InterruptedException {
+      Thread.sleep(500); // simulates a listener's work, not a wait for a state
+      this.recorder.add("heard " + event.getOffice() + " " + event.getReason());
+    }
+  }
+
+  /** A lifecycle that stops after conch's, as the web server's graceful shutdown does. */
+  static class NextPhase implements SmartLifecycle {
+
+    private final Recorder recorder;
+
+    private volatile boolean running;
+
+    NextPhase(Recorder recorder) {
+      this.recorder = recorder;
+    }
+
+    @Override
+    public void start() {
+      this.running = true;
+    }
+
+    @Override
+    public void stop() {
+      this.running = false;
+      this.recorder.add("next phase stopped");
+    }
+
+    @Override
+    public boolean isRunning() {
+      return this.running;
+    }
+
+    @Override
+    public int getPhase() {
+      return ConchLifecycle.PHASE - 512;
     }
   }
 

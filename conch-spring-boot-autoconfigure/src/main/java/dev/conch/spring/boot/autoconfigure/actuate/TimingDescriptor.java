@@ -17,8 +17,10 @@ import org.springframework.boot.actuate.endpoint.OperationResponseBody;
  * @param crashFailover the longest the office stays leaderless after its holder's process dies
  * @param gracefulHandover the longest a resign takes before the successor can win (per lose hook
  *     unless {@code runner})
- * @param loseHookEnd the latest a lose hook may run after a loss at the deadline, e.g. {@code
- *     D+28s500ms}; a successor may start at D
+ * @param loseHookEnd after a loss at the deadline, the latest the office's lose hooks are waited
+ *     for, e.g. {@code D-500ms} (a hook still running then is interrupted; one that ignores
+ *     interrupts runs on), or for the runner the latest its on-lose hook may run; a successor may
+ *     start at D
  * @param fencedOnlyPause the longest pause of this process after which its work still stops in
  *     time; a longer one is protected by the fencing token only
  * @param runner whether the office's work is the runner's command
