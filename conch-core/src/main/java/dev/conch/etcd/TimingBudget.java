@@ -30,8 +30,8 @@ import java.util.Objects;
  *     while etcd is healthy: the whole TTL left after a renewal, plus etcd's expiry scan
  * @param gracefulHandover the longest a resign or shutdown takes before the successor can win: the
  *     lose side's stop (per lose hook for an election's own hooks)
- * @param loseHookEnd relative to D, after an involuntary loss, the latest a lose hook is waited
- *     for or may run: the safety margin before D. An election's own hook still running then is
+ * @param loseHookEnd relative to D, after an involuntary loss, the latest a lose hook is waited for
+ *     or may run: the safety margin before D. An election's own hook still running then is
  *     interrupted and left behind (one that heeds interrupts ends about then; one that ignores them
  *     cannot be stopped and runs on; those whose turn comes later are called then and not waited
  *     for); a runner's {@code --on-lose} is killed then. After a resign (lease still renewed, no
@@ -199,5 +199,4 @@ public record TimingBudget(
   private static String f(Duration duration) {
     return Durations.format(duration);
   }
-
 }
