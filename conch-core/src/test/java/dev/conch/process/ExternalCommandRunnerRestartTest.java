@@ -120,7 +120,7 @@ class ExternalCommandRunnerRestartTest {
             .command(sh("echo started >> \"$T/marks\"; exec sleep 1000")));
 
     await().atMost(WAIT).until(() -> delays.size() >= 3);
-    assertThat(delays.subList(0, 3))
+    assertThat(List.copyOf(delays).subList(0, 3))
         .containsExactly(Duration.ofMillis(40), Duration.ofMillis(40), Duration.ofMillis(40));
     assertThat(runners.lines("marks")).doesNotContain("started");
   }
