@@ -182,7 +182,7 @@ class ConchEndpointAutoConfigurationTest {
                               "6s375ms",
                               false)),
                       // The runner: stop 2 s + 500 ms slack + margin: W = 7 s, renewed every
-                      // 1.75 s; SIGKILL at D - 1 s, on-lose 30 s + 2 s later; a pause up to
+                      // 1.75 s; SIGKILL at D - 1 s, on-lose killed at D - 500 ms; a pause up to
                       // 10 s - 1.75 s - 500 ms still ends with the command killed in time.
                       tuple(
                           "jobs",
@@ -194,7 +194,7 @@ class ConchEndpointAutoConfigurationTest {
                               "5s250ms",
                               "10s500ms",
                               "2s",
-                              "D+31s",
+                              "D-500ms",
                               "7s750ms",
                               true)));
             });
