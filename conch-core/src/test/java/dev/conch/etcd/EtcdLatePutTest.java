@@ -44,7 +44,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class EtcdLatePutTest {
 
   private static final String OFFICE = "late-put";
-  private static final Duration DELAY = Duration.ofSeconds(5);
+  private static final Duration DELAY = Duration.ofSeconds(8);
 
   @RegisterExtension static final EtcdExtension etcd = EtcdExtension.members(1);
 
@@ -59,7 +59,13 @@ class EtcdLatePutTest {
   void aPutAppliedAfterItsCandidateLeftDoesNotHoldTheOffice() throws Exception {
     try (TcpProxy proxy = TcpProxy.start("127.0.0.1", etcd.cluster().member(0).clientPort())) {
       Client fast = etcds.client(etcd.cluster());
-      Client slow = etcds.client(proxy.endpoint());
+      // conch gives the put up after its 1 s timeout, the slow link's call after 4 s: the put
+      // reaches etcd at 8 s, well before the call's cancellation does (at 12 s), which could
+      // otherwise keep etcd from applying it on a loaded machine.
+      Client slow =
+          EtcdClients.builder(EtcdClients.parseEndpoints(proxy.endpoint()), Duration.ofSeconds(4))
+              .build();
+      etcds.track(slow::close);
       slow.getKVClient().get(bytes("/warm-up")).get(10, TimeUnit.SECONDS); // connected before
       proxy.delayRequests(DELAY);
       SlowFirstPut routing = new SlowFirstPut(fast, slow);
@@ -81,13 +87,15 @@ class EtcdLatePutTest {
       leaving.start();
       // The put timed out (its answer will never come); the candidate leaves before etcd gets it.
       await().atMost(Duration.ofSeconds(20)).until(() -> routing.slowPut.isDone());
-      leaving.close();
-      long closedAt =
+      // Read before the close, which may take a while on a loaded machine: the put lands 8 s
+      // after it was sent, after the campaign gave it up.
+      long gaveUpAt =
           fast.getKVClient()
               .get(bytes("/warm-up"))
               .get(10, TimeUnit.SECONDS)
               .getHeader()
               .getRevision();
+      leaving.close();
 
       // The put lands now, on the lease of the session that stays open.
       await()
@@ -98,7 +106,7 @@ class EtcdLatePutTest {
                       .anyMatch(
                           e ->
                               e.getKeyValue().getLease() == left.leaseId()
-                                  && e.getKeyValue().getCreateRevision() > closedAt));
+                                  && e.getKeyValue().getCreateRevision() > gaveUpAt));
 
       EtcdSession other = etcds.session(etcds.client(etcd.cluster()), SessionOptions.defaults());
       Election next = other.election(ElectionOptions.forOffice(OFFICE));
