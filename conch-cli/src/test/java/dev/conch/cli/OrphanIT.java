@@ -50,7 +50,7 @@ class OrphanIT {
     assertThat(Conch.at(endpoints).run("elect", "orphan-warm-up", "--", "true").status()).isZero();
 
     SupervisorKills.Report report =
-        SupervisorKills.hunt(SupervisorKills.tries(10), dir, attempt -> start(attempt, what), when);
+        SupervisorKills.hunt(SupervisorKills.tries(5), dir, attempt -> start(attempt, what), when);
 
     System.out.printf(
         "conch elect killed %s: %d, orphaned: %d%n", point, report.killed(), report.orphanTries());

@@ -62,7 +62,7 @@ class SupervisorDeathTest {
 
     SupervisorKills.Report report =
         SupervisorKills.hunt(
-            SupervisorKills.tries(10),
+            SupervisorKills.tries(5),
             dir,
             attempt -> {
               try {
