@@ -119,9 +119,9 @@ public final class JdbcFence {
    * @throws StaleTokenException when the table holds a newer token: roll the transaction back
    * @throws InvalidArgumentException for a bad office, token or holder, or a connection in
    *     autocommit mode (a fence outside a transaction protects nothing); nothing is written then
-   * @throws SQLException when the database fails, the fence table is missing (the message names it
-   *     and the schema script), or the database reports a serialization failure ({@code 40001}):
-   *     the transaction did not pass the fence
+   * @throws SQLException when the database fails, the fence table is missing ({@link
+   *     FenceTableMissingException}, naming it and the schema script), or the database reports a
+   *     serialization failure ({@code 40001}): the transaction did not pass the fence
    */
   public void check(Connection connection, String office, long token, String holder)
       throws SQLException {
@@ -175,7 +175,7 @@ public final class JdbcFence {
     if (!UNDEFINED_TABLE.contains(e.getSQLState())) {
       return e;
     }
-    return new SQLException(
+    return new FenceTableMissingException(
         "the fence table '"
             + table
             + "' does not exist: create it with the script "
@@ -185,8 +185,6 @@ public final class JdbcFence {
             + ".createTableStatement(\""
             + table
             + "\") for this name)",
-        e.getSQLState(),
-        e.getErrorCode(),
         e);
   }
 

@@ -205,7 +205,7 @@ abstract class FenceContract {
     JdbcFence elsewhere = JdbcFence.forTable("no_such_fence");
     try (Connection c = begin(Connection.TRANSACTION_READ_COMMITTED)) {
       assertThatThrownBy(() -> elsewhere.check(c, newOffice(), STALE, "stale"))
-          .isInstanceOf(SQLException.class)
+          .isInstanceOf(FenceTableMissingException.class)
           .hasMessageContaining("'no_such_fence' does not exist")
           .hasMessageContaining(dialect().schemaLocation());
       c.rollback();

@@ -39,7 +39,7 @@ class H2FenceTest extends FenceRacesContract {
         DriverManager.getConnection("jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=0")) {
       c.setAutoCommit(false);
       assertThatThrownBy(() -> JdbcFence.create().check(c, "billing", 1, "h"))
-          .isInstanceOf(SQLException.class)
+          .isInstanceOf(FenceTableMissingException.class)
           .hasMessageContaining("'conch_fence' does not exist")
           .hasMessageContaining(FenceDialect.H2.schemaLocation());
     }

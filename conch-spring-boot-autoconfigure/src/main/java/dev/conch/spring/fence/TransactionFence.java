@@ -1,6 +1,7 @@
 package dev.conch.spring.fence;
 
 import dev.conch.Leadership;
+import dev.conch.jdbc.FenceTableMissingException;
 import dev.conch.jdbc.JdbcFence;
 import dev.conch.jdbc.StaleTokenException;
 import java.sql.Connection;
@@ -167,8 +168,7 @@ public final class TransactionFence {
    * which names the table and its script.
    */
   private static String hint(SQLException ex) {
-    String message = ex.getMessage();
-    return message != null && message.contains("does not exist: create it")
+    return ex instanceof FenceTableMissingException
         ? " (or let Spring Boot create it: conch.fence.jdbc.initialize-schema=always)"
         : "";
   }
