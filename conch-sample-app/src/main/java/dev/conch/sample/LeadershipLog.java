@@ -1,9 +1,9 @@
 package dev.conch.sample;
 
 import dev.conch.Holder;
-import dev.conch.spring.boot.autoconfigure.LeaderObservedEvent;
-import dev.conch.spring.boot.autoconfigure.LeadershipAcquiredEvent;
-import dev.conch.spring.boot.autoconfigure.LeadershipLostEvent;
+import dev.conch.spring.LeaderObservedEvent;
+import dev.conch.spring.LeadershipAcquiredEvent;
+import dev.conch.spring.LeadershipLostEvent;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;

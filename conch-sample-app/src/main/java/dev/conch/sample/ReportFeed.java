@@ -1,9 +1,9 @@
 package dev.conch.sample;
 
 import dev.conch.Leadership;
-import dev.conch.spring.boot.autoconfigure.leaderonly.CurrentLeadership;
-import dev.conch.spring.boot.autoconfigure.leaderonly.LeaderOnly;
-import dev.conch.spring.boot.autoconfigure.lifecycle.LeaderLifecycle;
+import dev.conch.spring.CurrentLeadership;
+import dev.conch.spring.LeaderLifecycle;
+import dev.conch.spring.LeaderOnly;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,6 +1,6 @@
 package dev.conch.sample;
 
-import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpoint;
+import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint;
 import org.springframework.boot.security.autoconfigure.actuate.web.servlet.EndpointRequest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;

@@ -6,6 +6,11 @@ import dev.conch.etcd.EtcdClients;
 import dev.conch.etcd.EtcdSession;
 import dev.conch.etcd.SessionOptions;
 import dev.conch.local.LocalOffices;
+import dev.conch.spring.ConchLifecycle;
+import dev.conch.spring.Elections;
+import dev.conch.spring.LeadershipEvent;
+import dev.conch.spring.OnLeadership;
+import dev.conch.spring.OnLeadershipAnnotationBeanPostProcessor;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
 import java.net.URI;
@@ -86,15 +91,9 @@ public final class ConchAutoConfiguration {
       OnLeadershipAnnotationBeanPostProcessor methods,
       ApplicationEventPublisher eventPublisher,
       ObjectProvider<LeaderReadiness> leaderReadiness,
-      ObjectProvider<RequiredOffices> requiredOffices,
-      ObjectProvider<LeadershipObserver> observer) {
+      ListableBeanFactory beanFactory) {
     return new ConchLifecycle(
-        elections,
-        methods,
-        eventPublisher,
-        leaderReadiness.getIfAvailable(),
-        requiredOffices.orderedStream().toList(),
-        observer.getIfUnique());
+        elections, methods, eventPublisher, leaderReadiness.getIfAvailable(), beanFactory);
   }
 
   /** Elections in etcd, the default. */

@@ -9,7 +9,7 @@ import org.springframework.boot.context.properties.bind.BindableRuntimeHintsRegi
  * Hints for what conch binds by reflection outside of its configuration properties beans: the
  * offices are bound from the environment ({@code conch.offices.<name>.*} into {@link
  * ConchProperties.Office}) before any bean exists, to register the Election beans. The hook methods
- * are registered per bean, by {@link OnLeadershipBeanRegistrationAotProcessor}.
+ * are registered per bean, by {@code dev.conch.spring.OnLeadershipBeanRegistrationAotProcessor}.
  */
 class ConchRuntimeHints implements RuntimeHintsRegistrar {
 

@@ -2,6 +2,7 @@ package dev.conch.spring.boot.autoconfigure;
 
 import dev.conch.etcd.EtcdSession;
 import dev.conch.process.ExternalCommandRunner;
+import dev.conch.spring.ExternalCommandRunnerLifecycle;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
@@ -50,7 +51,8 @@ class ExternalCommandRunnerConfiguration {
   @Bean
   ExternalCommandRunnerLifecycle conchExternalCommandRunnerLifecycle(
       SupervisedOffice supervisedOffice) {
-    return new ExternalCommandRunnerLifecycle(supervisedOffice);
+    return new ExternalCommandRunnerLifecycle(
+        supervisedOffice.election().office(), supervisedOffice::start, supervisedOffice::stop);
   }
 
   /** Matches when {@code conch.runner.command} is set, in any of its forms (list or indexed). */

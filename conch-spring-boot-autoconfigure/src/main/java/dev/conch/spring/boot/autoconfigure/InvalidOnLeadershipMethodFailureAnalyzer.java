@@ -1,5 +1,7 @@
 package dev.conch.spring.boot.autoconfigure;
 
+import dev.conch.spring.InvalidOnLeadershipMethodException;
+import dev.conch.spring.OnLeadership;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 

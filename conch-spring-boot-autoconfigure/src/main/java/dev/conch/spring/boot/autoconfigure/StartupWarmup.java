@@ -49,15 +49,15 @@ final class StartupWarmup implements BeanFactoryPostProcessor, DisposableBean {
           "io.etcd.jetcd.options.WatchOption",
           "io.etcd.jetcd.op.Cmp",
           "io.etcd.jetcd.op.CmpTarget",
-          "dev.conch.spring.boot.autoconfigure.ConchLifecycle",
-          "dev.conch.spring.boot.autoconfigure.ElectionEventPublisher",
-          "dev.conch.spring.boot.autoconfigure.HandlerChain",
-          "dev.conch.spring.boot.autoconfigure.LeadershipAcquiredEvent",
-          "dev.conch.spring.boot.autoconfigure.LeadershipLostEvent",
-          "dev.conch.spring.boot.autoconfigure.LeaderObservedEvent");
+          "dev.conch.spring.ConchLifecycle",
+          "dev.conch.spring.ElectionEventPublisher",
+          "dev.conch.spring.HandlerChain",
+          "dev.conch.spring.LeadershipAcquiredEvent",
+          "dev.conch.spring.LeadershipLostEvent",
+          "dev.conch.spring.LeaderObservedEvent");
 
   private static final String LEADER_ONLY_POST_PROCESSOR =
-      "dev.conch.spring.boot.autoconfigure.leaderonly.LeaderOnlyAnnotationBeanPostProcessor";
+      "dev.conch.spring.LeaderOnlyAnnotationBeanPostProcessor";
 
   private static final Duration JOIN_ON_CLOSE = Duration.ofSeconds(1);
 

@@ -1,10 +1,12 @@
 /**
- * Auto-configuration for conch: {@code conch.*} properties, the etcd client and session, an {@link
- * dev.conch.Election} bean per office, {@link
- * dev.conch.spring.boot.autoconfigure.OnLeadership @OnLeadership} hooks, leadership events, the
- * {@link dev.conch.process.ExternalCommandRunner} bean of {@code conch.runner.*}, and readiness
- * that follows leadership on request. The actuator endpoint, health contributor and meters are in
- * the {@code actuate}, {@code health} and {@code metrics} packages.
+ * Auto-configuration for conch: {@code conch.*} properties, the etcd client and session ({@link
+ * dev.conch.spring.boot.autoconfigure.EtcdConnectionDetails}, {@link
+ * dev.conch.spring.boot.autoconfigure.EtcdClientBuilderCustomizer}), an {@link dev.conch.Election}
+ * bean per office, the {@link dev.conch.process.ExternalCommandRunner} bean of {@code
+ * conch.runner.*}. The API it configures is in {@code dev.conch.spring}; the endpoint, health
+ * contributor and meters in {@code dev.conch.spring.boot.actuate.endpoint}, {@code
+ * dev.conch.spring.boot.health} and {@code dev.conch.spring.boot.metrics}, their
+ * auto-configurations in the sub-packages of this one.
  */
 @NullMarked
 package dev.conch.spring.boot.autoconfigure;

@@ -5,10 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import dev.conch.Election;
 import dev.conch.Leadership;
-import dev.conch.spring.boot.autoconfigure.OnLeadership.Transition;
-import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpoint;
+import dev.conch.spring.OnLeadership;
+import dev.conch.spring.OnLeadership.Transition;
+import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint;
+import dev.conch.spring.boot.actuate.endpoint.ConchEndpointWebExtension;
 import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpointAutoConfiguration;
-import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpointWebExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

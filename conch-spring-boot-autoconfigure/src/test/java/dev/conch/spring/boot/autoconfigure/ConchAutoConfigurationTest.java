@@ -11,6 +11,7 @@ import dev.conch.etcd.EtcdClients;
 import dev.conch.etcd.EtcdSession;
 import dev.conch.etcd.SessionOptions;
 import dev.conch.local.LocalOffices;
+import dev.conch.spring.Elections;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.net.URI;

@@ -8,7 +8,8 @@ import dev.conch.Election;
 import dev.conch.Leadership;
 import dev.conch.LossReason;
 import dev.conch.State;
-import dev.conch.spring.boot.autoconfigure.OnLeadership.Transition;
+import dev.conch.spring.OnLeadership;
+import dev.conch.spring.OnLeadership.Transition;
 import dev.conch.test.EtcdExtension;
 import dev.conch.test.TcpProxy;
 import io.etcd.jetcd.ByteSequence;
@@ -27,7 +28,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * events follow each other with the right token, and shutdown hands over at once. The TTL is 30 s,
  * so that a hand-over by lease expiry would be unmistakable.
  */
-class ConchEtcdTest {
+public class ConchEtcdTest {
 
   @RegisterExtension static final EtcdExtension etcd = EtcdExtension.members(1);
 

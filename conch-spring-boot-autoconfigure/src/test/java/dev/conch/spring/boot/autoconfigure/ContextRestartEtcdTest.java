@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.conch.Election;
 import dev.conch.etcd.EtcdSession;
 import dev.conch.process.ExternalCommandRunner;
+import dev.conch.spring.Elections;
 import dev.conch.test.EtcdExtension;
 import java.io.IOException;
 import java.io.UncheckedIOException;

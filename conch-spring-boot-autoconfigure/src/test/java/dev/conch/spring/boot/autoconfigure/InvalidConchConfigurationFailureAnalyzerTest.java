@@ -2,7 +2,8 @@ package dev.conch.spring.boot.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.conch.spring.boot.autoconfigure.OnLeadership.Transition;
+import dev.conch.spring.OnLeadership;
+import dev.conch.spring.OnLeadership.Transition;
 import java.net.URI;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.conch.Leadership;
-import dev.conch.spring.boot.autoconfigure.OnLeadership.Transition;
+import dev.conch.spring.OnLeadership;
+import dev.conch.spring.OnLeadership.Transition;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;

@@ -1,8 +1,8 @@
 package dev.conch.spring.boot.test;
 
 import dev.conch.local.LocalOffices;
+import dev.conch.spring.Elections;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
-import dev.conch.spring.boot.autoconfigure.Elections;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;

@@ -5,8 +5,10 @@ import dev.conch.Holder;
 import dev.conch.InvalidArgumentException;
 import dev.conch.etcd.EtcdSession;
 import dev.conch.local.LocalOffices;
+import dev.conch.spring.Elections;
+import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint;
+import dev.conch.spring.boot.actuate.endpoint.ConchEndpointWebExtension;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
-import dev.conch.spring.boot.autoconfigure.Elections;
 import dev.conch.spring.boot.autoconfigure.OfficeTimings;
 import java.util.Optional;
 import java.util.function.Function;
@@ -20,7 +22,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.env.Environment;
 
 /**
@@ -35,7 +36,6 @@ import org.springframework.core.env.Environment;
 @AutoConfiguration(after = ConchAutoConfiguration.class)
 @ConditionalOnClass({Election.class, ConditionalOnAvailableEndpoint.class})
 @ConditionalOnBean(Elections.class)
-@ImportRuntimeHints(ConchEndpointRuntimeHints.class)
 public final class ConchEndpointAutoConfiguration {
 
   /** The property that once mapped the write operation, refused at startup since it was removed. */

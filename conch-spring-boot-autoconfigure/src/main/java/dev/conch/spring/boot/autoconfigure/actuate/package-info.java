@@ -1,7 +1,4 @@
-/**
- * The actuator endpoint {@code conch}: this instance's offices, who leads any office, and whether
- * this instance holds an office right now, for scripts and load balancers.
- */
+/** Auto-configuration of the actuator endpoint {@code conch}. */
 @NullMarked
 package dev.conch.spring.boot.autoconfigure.actuate;
 

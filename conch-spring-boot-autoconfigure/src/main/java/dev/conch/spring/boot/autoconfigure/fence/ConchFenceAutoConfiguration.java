@@ -1,8 +1,8 @@
 package dev.conch.spring.boot.autoconfigure.fence;
 
 import dev.conch.jdbc.JdbcFence;
+import dev.conch.spring.Elections;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
-import dev.conch.spring.boot.autoconfigure.Elections;
 import dev.conch.spring.fence.FenceListener;
 import dev.conch.spring.fence.FencedAnnotationBeanPostProcessor;
 import dev.conch.spring.fence.LeadershipTerms;

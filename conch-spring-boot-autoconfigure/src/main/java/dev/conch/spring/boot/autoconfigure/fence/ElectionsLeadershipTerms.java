@@ -2,8 +2,8 @@ package dev.conch.spring.boot.autoconfigure.fence;
 
 import dev.conch.Election;
 import dev.conch.Leadership;
-import dev.conch.spring.boot.autoconfigure.Elections;
-import dev.conch.spring.boot.autoconfigure.leaderonly.CurrentLeadership;
+import dev.conch.spring.CurrentLeadership;
+import dev.conch.spring.Elections;
 import dev.conch.spring.fence.LeadershipTerms;
 import java.util.Optional;
 import org.springframework.beans.factory.ObjectProvider;

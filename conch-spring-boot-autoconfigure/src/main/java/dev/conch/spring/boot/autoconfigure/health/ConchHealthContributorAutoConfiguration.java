@@ -2,8 +2,9 @@ package dev.conch.spring.boot.autoconfigure.health;
 
 import dev.conch.Election;
 import dev.conch.etcd.EtcdSession;
+import dev.conch.spring.Elections;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
-import dev.conch.spring.boot.autoconfigure.Elections;
+import dev.conch.spring.boot.health.ConchHealthIndicator;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;

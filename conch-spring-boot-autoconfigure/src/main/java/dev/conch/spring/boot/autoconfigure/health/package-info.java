@@ -1,4 +1,4 @@
-/** The health contributor {@code conch}: whether this instance can take part in its elections. */
+/** Auto-configuration of the health contributor {@code conch}. */
 @NullMarked
 package dev.conch.spring.boot.autoconfigure.health;
 

@@ -1,16 +1,16 @@
 package dev.conch.spring.boot.autoconfigure.leaderonly;
 
 import dev.conch.Election;
+import dev.conch.spring.Elections;
+import dev.conch.spring.LeaderOnly;
+import dev.conch.spring.LeaderOnlyAnnotationBeanPostProcessor;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
-import dev.conch.spring.boot.autoconfigure.Elections;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 /**
  * {@link EnableAutoConfiguration Auto-configuration} for {@link LeaderOnly @LeaderOnly} methods:
@@ -28,18 +28,5 @@ public final class LeaderOnlyAutoConfiguration {
   @Bean
   static LeaderOnlyAnnotationBeanPostProcessor conchLeaderOnlyAnnotationBeanPostProcessor() {
     return new LeaderOnlyAnnotationBeanPostProcessor();
-  }
-
-  /** The {@code conch.leaderonly.invocations} meter. */
-  @Configuration(proxyBeanMethods = false)
-  @ConditionalOnClass(MeterRegistry.class)
-  @ConditionalOnBean(MeterRegistry.class)
-  static class LeaderOnlyMetricsConfiguration {
-
-    @Bean
-    @ConditionalOnMissingBean
-    LeaderOnlyMetrics conchLeaderOnlyMetrics(MeterRegistry meterRegistry) {
-      return new LeaderOnlyMetrics(meterRegistry);
-    }
   }
 }

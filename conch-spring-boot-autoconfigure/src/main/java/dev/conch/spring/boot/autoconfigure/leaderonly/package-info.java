@@ -1,8 +1,4 @@
-/**
- * Methods that run only while this instance leads an office: {@link
- * dev.conch.spring.boot.autoconfigure.leaderonly.LeaderOnly @LeaderOnly} and {@link
- * dev.conch.spring.boot.autoconfigure.leaderonly.CurrentLeadership}.
- */
+/** Auto-configuration of {@link dev.conch.spring.LeaderOnly @LeaderOnly} methods. */
 @NullMarked
 package dev.conch.spring.boot.autoconfigure.leaderonly;
 

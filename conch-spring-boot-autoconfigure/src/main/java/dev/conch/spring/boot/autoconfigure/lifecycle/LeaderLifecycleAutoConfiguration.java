@@ -1,14 +1,24 @@
 package dev.conch.spring.boot.autoconfigure.lifecycle;
 
 import dev.conch.Election;
+import dev.conch.spring.Elections;
+import dev.conch.spring.LeaderLifecycle;
+import dev.conch.spring.LeaderLifecycleBeanPostProcessor;
+import dev.conch.spring.OfficeLifecycles;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import dev.conch.spring.boot.autoconfigure.ConchProperties;
-import dev.conch.spring.boot.autoconfigure.Elections;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * {@link EnableAutoConfiguration Auto-configuration} for {@link
@@ -21,8 +31,15 @@ import org.springframework.context.annotation.Bean;
 public final class LeaderLifecycleAutoConfiguration {
 
   @Bean
-  static LeaderLifecycleBeanPostProcessor conchLeaderLifecycleBeanPostProcessor() {
-    return new LeaderLifecycleBeanPostProcessor();
+  static LeaderLifecycleBeanPostProcessor conchLeaderLifecycleBeanPostProcessor(
+      Environment environment) {
+    Map<String, ConchProperties.Office> offices =
+        Binder.get(environment)
+            .bind("conch.offices", Bindable.mapOf(String.class, ConchProperties.Office.class))
+            .orElse(Map.of());
+    Map<String, List<String>> lifecycleBeans = new LinkedHashMap<>();
+    offices.forEach((office, settings) -> lifecycleBeans.put(office, settings.getLifecycleBeans()));
+    return new LeaderLifecycleBeanPostProcessor(lifecycleBeans);
   }
 
   @Bean
@@ -30,6 +47,13 @@ public final class LeaderLifecycleAutoConfiguration {
       LeaderLifecycleBeanPostProcessor conchLeaderLifecycleBeanPostProcessor,
       Elections elections,
       ConchProperties properties) {
-    return new OfficeLifecycles(conchLeaderLifecycleBeanPostProcessor, elections, properties);
+    return new OfficeLifecycles(
+        conchLeaderLifecycleBeanPostProcessor,
+        elections,
+        office -> {
+          ConchProperties.Office own = properties.getOffices().get(office);
+          Duration timeout = (own != null) ? own.getStopTimeout() : null;
+          return (timeout != null) ? timeout : properties.getStopTimeout();
+        });
   }
 }

@@ -1,4 +1,4 @@
-/** Micrometer meters of conch: leadership, transitions, campaign time, renewal failures. */
+/** Auto-configuration of the Micrometer meters of conch. */
 @NullMarked
 package dev.conch.spring.boot.autoconfigure.metrics;
 

@@ -7,23 +7,16 @@ import static org.assertj.core.api.Assertions.tuple;
 import dev.conch.Election;
 import dev.conch.InvalidArgumentException;
 import dev.conch.local.LocalOffices;
+import dev.conch.spring.Elections;
+import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint;
+import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.OfficeDescriptor;
+import dev.conch.spring.boot.actuate.endpoint.ConchEndpointWebExtension;
+import dev.conch.spring.boot.actuate.endpoint.TimingDescriptor;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
-import dev.conch.spring.boot.autoconfigure.Elections;
-import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpoint.ActionDescriptor;
-import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpoint.AssertionDescriptor;
-import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpoint.CandidateDescriptor;
-import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpoint.ConchDescriptor;
-import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpoint.HolderDescriptor;
-import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpoint.OfficeDescriptor;
-import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpointWebExtension.ErrorDescriptor;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
-import org.springframework.aot.hint.RuntimeHints;
-import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
 import org.springframework.boot.actuate.endpoint.Access;
-import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -80,31 +73,6 @@ class ConchEndpointAutoConfigurationTest {
     this.contextRunner
         .withPropertyValues("management.endpoint.conch.access=NONE")
         .run(context -> assertThat(context).doesNotHaveBean(ConchEndpoint.class));
-  }
-
-  @Test
-  void descriptorsAreRegisteredForBindingInANativeImage() {
-    RuntimeHints hints = new RuntimeHints();
-    new ConchEndpointRuntimeHints().registerHints(hints, getClass().getClassLoader());
-
-    for (Class<?> descriptor :
-        List.of(
-            ConchDescriptor.class,
-            OfficeDescriptor.class,
-            CandidateDescriptor.class,
-            HolderDescriptor.class,
-            AssertionDescriptor.class,
-            ActionDescriptor.class,
-            TimingDescriptor.class,
-            ErrorDescriptor.class)) {
-      assertThat(RuntimeHintsPredicates.reflection().onType(descriptor))
-          .as("%s", descriptor)
-          .accepts(hints);
-      assertThat(OperationResponseBody.class).isAssignableFrom(descriptor);
-    }
-    assertThat(
-            RuntimeHintsPredicates.reflection().onMethodInvocation(HolderDescriptor.class, "rev"))
-        .accepts(hints);
   }
 
   @Test

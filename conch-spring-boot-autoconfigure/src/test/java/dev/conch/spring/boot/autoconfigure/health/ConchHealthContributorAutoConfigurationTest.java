@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.conch.Election;
 import dev.conch.State;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
+import dev.conch.spring.boot.health.ConchHealthIndicator;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -9,9 +9,12 @@ import dev.conch.ElectionOptions;
 import dev.conch.Leadership;
 import dev.conch.NotLeaderException;
 import dev.conch.local.LocalOffices;
+import dev.conch.spring.CurrentLeadership;
+import dev.conch.spring.Elections;
+import dev.conch.spring.InvalidLeaderOnlyMethodException;
+import dev.conch.spring.LeaderOnly;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import dev.conch.spring.boot.autoconfigure.ConchTestSupport;
-import dev.conch.spring.boot.autoconfigure.Elections;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -271,7 +274,7 @@ class LeaderOnlyTest {
       MeterRegistry meters, String office, String method, String outcome) {
     var counter =
         meters
-            .find(LeaderOnlyMetrics.NAME)
+            .find("conch.leaderonly.invocations")
             .tags("office", office, "method", method, "outcome", outcome)
             .counter();
     return (counter != null) ? counter.count() : 0;

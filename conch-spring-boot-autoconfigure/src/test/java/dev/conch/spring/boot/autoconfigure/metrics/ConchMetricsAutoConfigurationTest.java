@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.conch.Election;
 import dev.conch.ElectionEvent;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
+import dev.conch.spring.boot.metrics.ConchMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;

@@ -1,0 +1,211 @@
+package dev.conch.spring;
+
+import dev.conch.Leadership;
+import dev.conch.spring.observation.DefaultLeaderOnlyObservationConvention;
+import dev.conch.spring.observation.LeaderOnlyObservationConvention;
+import io.micrometer.observation.ObservationRegistry;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.framework.AopInfrastructureBean;
+import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.scheduling.annotation.Async;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Proxies every bean that has {@link LeaderOnly @LeaderOnly} methods (or adds the advice to its
+ * existing proxy, ahead of the other advisors, so that no transaction opens for a skipped call),
+ * refuses methods a proxy cannot guard, and names the offices they need.
+ *
+ * <p>It runs before the {@code @Scheduled} post-processor, so that scheduled calls go through the
+ * proxy.
+ */
+public final class LeaderOnlyAnnotationBeanPostProcessor
+    extends AbstractBeanFactoryAwareAdvisingPostProcessor implements RequiredOffices {
+
+  private final List<Requirement> offices = new CopyOnWriteArrayList<>();
+
+  /** Whether each class seen has {@code @LeaderOnly} methods: each class is scanned once. */
+  private final Map<Class<?>, Boolean> checked = new ConcurrentHashMap<>();
+
+  /** A post-processor with class-based proxies, ordered before {@code @Scheduled}'s. */
+  private static final boolean METERS_PRESENT =
+      ClassUtils.isPresent(
+          "io.micrometer.core.instrument.MeterRegistry",
+          LeaderOnlyAnnotationBeanPostProcessor.class.getClassLoader());
+
+  public LeaderOnlyAnnotationBeanPostProcessor() {
+    setProxyTargetClass(true);
+    setBeforeExistingAdvisors(true);
+    setOrder(Ordered.LOWEST_PRECEDENCE - 1);
+  }
+
+  @Override
+  public void setBeanFactory(BeanFactory beanFactory) {
+    super.setBeanFactory(beanFactory);
+    LeaderOnlyMethodInterceptor interceptor =
+        new LeaderOnlyMethodInterceptor(
+            () -> beanFactory.getBean(Elections.class),
+            office -> resolve(beanFactory, office),
+            new Listeners(beanFactory));
+    this.advisor =
+        new DefaultPointcutAdvisor(
+            new AnnotationMatchingPointcut(null, LeaderOnly.class, true), interceptor);
+  }
+
+  @Override
+  public Object postProcessAfterInitialization(Object bean, String beanName) {
+    if (bean instanceof AopInfrastructureBean) {
+      return bean;
+    }
+    Class<?> targetClass = AopProxyUtils.ultimateTargetClass(bean);
+    Boolean annotated = this.checked.get(targetClass);
+    if (annotated == null) {
+      annotated = check(targetClass, beanName);
+      this.checked.put(targetClass, annotated);
+    }
+    // Without @LeaderOnly methods the pointcut matches none of them: no second scan of the
+    // class's methods to find that out again (every bean of the context passes through here).
+    return annotated ? super.postProcessAfterInitialization(bean, beanName) : bean;
+  }
+
+  @Override
+  public Collection<Requirement> offices() {
+    return List.copyOf(this.offices);
+  }
+
+  /** Refuses what a proxy cannot guard and records the offices; whether there is any method. */
+  private boolean check(Class<?> targetClass, String beanName) {
+    if (!AnnotationUtils.isCandidateClass(targetClass, LeaderOnly.class)) {
+      return false;
+    }
+    Map<Method, LeaderOnly> annotated =
+        MethodIntrospector.selectMethods(
+            targetClass,
+            (MethodIntrospector.MetadataLookup<LeaderOnly>)
+                method -> AnnotatedElementUtils.findMergedAnnotation(method, LeaderOnly.class));
+    annotated.forEach(
+        (method, annotation) -> {
+          String description = "@LeaderOnly " + beanName + "." + method.getName() + "()";
+          int modifiers = method.getModifiers();
+          if (Modifier.isPrivate(modifiers)
+              || Modifier.isFinal(modifiers)
+              || Modifier.isStatic(modifiers)) {
+            throw new InvalidLeaderOnlyMethodException(
+                method,
+                "is "
+                    + Modifier.toString(
+                        modifiers & (Modifier.PRIVATE | Modifier.FINAL | Modifier.STATIC))
+                    + ", so no proxy can intercept it and it would run on every instance",
+                "Make it neither private, final nor static.");
+          }
+          if (AnnotatedElementUtils.hasAnnotation(method, Async.class)
+              || AnnotatedElementUtils.hasAnnotation(targetClass, Async.class)) {
+            throw new InvalidLeaderOnlyMethodException(
+                method,
+                "is also @Async: leadership would be checked on the caller's thread and the"
+                    + " work done on another, possibly after the term ended",
+                "Remove @Async, or call the @LeaderOnly method from inside the @Async one.");
+          }
+          this.offices.add(
+              new Requirement(resolve(this.beanFactory, annotation.office()), description));
+        });
+    return !annotated.isEmpty();
+  }
+
+  private static String resolve(@Nullable BeanFactory beanFactory, String office) {
+    if (beanFactory instanceof ConfigurableBeanFactory configurable) {
+      String resolved = configurable.resolveEmbeddedValue(office);
+      return (resolved != null) ? resolved : "";
+    }
+    return office;
+  }
+
+  /**
+   * What watches the calls, looked up on first use: the {@code conch.leaderonly.invocations} meter
+   * when the application has a {@code MeterRegistry}, then an observation of each call when it has
+   * an {@code ObservationRegistry} (named by the application's {@link
+   * LeaderOnlyObservationConvention} bean, if it has one), then every {@link LeaderOnlyInvocations}
+   * bean.
+   */
+  private static final class Listeners implements LeaderOnlyInvocations {
+
+    private final BeanFactory beanFactory;
+
+    private volatile List<LeaderOnlyInvocations> all;
+
+    Listeners(BeanFactory beanFactory) {
+      this.beanFactory = beanFactory;
+    }
+
+    @Override
+    public void run(String office, String method) {
+      all().forEach(listener -> listener.run(office, method));
+    }
+
+    @Override
+    public void skipped(String office, String method) {
+      all().forEach(listener -> listener.skipped(office, method));
+    }
+
+    /** Each listener wraps the next: the first bean is the outermost. */
+    @Override
+    public @Nullable Object proceed(Leadership leadership, String method, Call call)
+        throws Throwable {
+      Call chained = call;
+      List<LeaderOnlyInvocations> listeners = all();
+      for (int i = listeners.size() - 1; i >= 0; i--) {
+        LeaderOnlyInvocations listener = listeners.get(i);
+        Call inner = chained;
+        chained = () -> listener.proceed(leadership, method, inner);
+      }
+      return chained.proceed();
+    }
+
+    private List<LeaderOnlyInvocations> all() {
+      List<LeaderOnlyInvocations> listeners = this.all;
+      if (listeners == null) {
+        listeners = lookUp(this.beanFactory);
+        this.all = listeners;
+      }
+      return listeners;
+    }
+
+    private static List<LeaderOnlyInvocations> lookUp(BeanFactory beanFactory) {
+      List<LeaderOnlyInvocations> found = new ArrayList<>();
+      if (METERS_PRESENT) {
+        LeaderOnlyMetrics.of(beanFactory).ifPresent(found::add);
+      }
+      ObservationRegistry observations =
+          beanFactory.getBeanProvider(ObservationRegistry.class).getIfUnique();
+      if (observations != null && !observations.isNoop()) {
+        found.add(
+            new LeaderOnlyObservations(
+                observations,
+                beanFactory
+                    .getBeanProvider(LeaderOnlyObservationConvention.class)
+                    .getIfUnique(DefaultLeaderOnlyObservationConvention::new)));
+      }
+      if (beanFactory instanceof ListableBeanFactory listable) {
+        found.addAll(listable.getBeansOfType(LeaderOnlyInvocations.class).values());
+      }
+      return List.copyOf(found);
+    }
+  }
+}

@@ -1,0 +1,47 @@
+package dev.conch.spring;
+
+import dev.conch.Leadership;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Told of each call of a {@link LeaderOnly @LeaderOnly} method: whether it ran or was skipped.
+ * Every bean of this type is told, after the starter's own meters and observations; the test kit's
+ * {@code TestOffices} is one.
+ */
+public interface LeaderOnlyInvocations {
+
+  /**
+   * The method runs: this instance leads {@code office}.
+   *
+   * @param method the method, as {@code Class.method()}
+   */
+  default void run(String office, String method) {}
+
+  /**
+   * The call was skipped: this instance does not lead {@code office}.
+   *
+   * @param method the method, as {@code Class.method()}
+   */
+  default void skipped(String office, String method) {}
+
+  /**
+   * Makes the call of a method that runs, after {@link #run}: an implementation may wrap it (the
+   * observations do), and calls {@code call} once, on the calling thread.
+   *
+   * @param leadership the term the method runs in
+   * @param method the method, as {@code Class.method()}
+   * @return what {@code call} returned
+   */
+  default @Nullable Object proceed(Leadership leadership, String method, Call call)
+      throws Throwable {
+    return call.proceed();
+  }
+
+  /** The call of a {@link LeaderOnly @LeaderOnly} method. */
+  @FunctionalInterface
+  interface Call {
+
+    /** Calls the method. */
+    @Nullable Object proceed() throws Throwable;
+  }
+}

@@ -1,0 +1,139 @@
+package dev.conch.spring;
+
+import dev.conch.Election;
+import dev.conch.Leadership;
+import java.lang.reflect.Method;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+
+/**
+ * Lets a {@link LeaderOnly @LeaderOnly} method run only while this instance leads its office, with
+ * {@link CurrentLeadership} set to the term for the duration of the call; otherwise skips it.
+ */
+final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
+
+  private static final Log logger = LogFactory.getLog(LeaderOnlyMethodInterceptor.class);
+
+  private final Supplier<Elections> elections;
+
+  private final Function<String, String> resolver;
+
+  private final LeaderOnlyInvocations invocations;
+
+  private final Map<Method, Target> targets = new ConcurrentHashMap<>();
+
+  /**
+   * @param elections the elections, looked up on first use
+   * @param resolver resolves placeholders in the office name
+   * @param invocations told of each call that ran or was skipped
+   */
+  LeaderOnlyMethodInterceptor(
+      Supplier<Elections> elections,
+      Function<String, String> resolver,
+      LeaderOnlyInvocations invocations) {
+    this.elections = elections;
+    this.resolver = resolver;
+    this.invocations = invocations;
+  }
+
+  @Override
+  public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+    Target target = target(invocation);
+    Optional<Election> election = election(target);
+    Optional<Leadership> term = election.flatMap(Election::leadership);
+    if (term.isEmpty()) {
+      if (logger.isDebugEnabled()) {
+        logger.debug(
+            "Skipped "
+                + target.description()
+                + ": this instance does not lead office '"
+                + officeOf(target)
+                + "'");
+      }
+      this.invocations.skipped(officeOf(target), target.description());
+      return skippedResult(invocation.getMethod().getReturnType());
+    }
+    this.invocations.run(term.get().office(), target.description());
+    CurrentLeadership.Invocation previous = CurrentLeadership.enter(election.get(), term.get());
+    try {
+      return this.invocations.proceed(term.get(), target.description(), invocation::proceed);
+    } finally {
+      CurrentLeadership.exit(previous);
+    }
+  }
+
+  private Optional<Election> election(Target target) {
+    Elections all = this.elections.get();
+    String office = target.office().isEmpty() ? all.defaultOffice().orElse("") : target.office();
+    return office.isEmpty() ? Optional.empty() : all.find(office);
+  }
+
+  private String officeOf(Target target) {
+    return target.office().isEmpty()
+        ? this.elections.get().defaultOffice().orElse("(default)")
+        : target.office();
+  }
+
+  private Target target(MethodInvocation invocation) {
+    Method method = invocation.getMethod();
+    Object bean = invocation.getThis();
+    Class<?> targetClass = (bean != null) ? AopUtils.getTargetClass(bean) : null;
+    return this.targets.computeIfAbsent(
+        method,
+        m -> {
+          Method specific = AopUtils.getMostSpecificMethod(m, targetClass);
+          LeaderOnly annotation =
+              AnnotatedElementUtils.findMergedAnnotation(specific, LeaderOnly.class);
+          String office = (annotation != null) ? this.resolver.apply(annotation.office()) : "";
+          return new Target(office, describe(specific));
+        });
+  }
+
+  static String describe(Method method) {
+    return method.getDeclaringClass().getSimpleName() + "." + method.getName() + "()";
+  }
+
+  private static @Nullable Object skippedResult(Class<?> type) {
+    if (type == Optional.class) {
+      return Optional.empty();
+    }
+    if (!type.isPrimitive() || type == void.class) {
+      return null;
+    }
+    if (type == boolean.class) {
+      return false;
+    }
+    if (type == char.class) {
+      return '\0';
+    }
+    if (type == long.class) {
+      return 0L;
+    }
+    if (type == float.class) {
+      return 0f;
+    }
+    if (type == double.class) {
+      return 0d;
+    }
+    if (type == byte.class) {
+      return (byte) 0;
+    }
+    if (type == short.class) {
+      return (short) 0;
+    }
+    return 0;
+  }
+
+  /** The office of one method (empty: the default office) and how logs name it. */
+  private record Target(String office, String description) {}
+}

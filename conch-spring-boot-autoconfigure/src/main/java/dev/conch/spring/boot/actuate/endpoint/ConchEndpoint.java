@@ -1,0 +1,302 @@
+package dev.conch.spring.boot.actuate.endpoint;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonInclude.Include;
+import dev.conch.Election;
+import dev.conch.EtcdUnavailableException;
+import dev.conch.Holder;
+import dev.conch.Leadership;
+import dev.conch.NotLeaderException;
+import dev.conch.Setting;
+import dev.conch.State;
+import dev.conch.etcd.TimingBudget;
+import dev.conch.spring.Elections;
+import dev.conch.spring.LeaderObservedEvent;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.annotation.ImportRuntimeHints;
+
+/**
+ * {@link Endpoint @Endpoint} {@code conch}: this instance and the offices it takes part in, who
+ * leads any office (read from etcd), and whether this instance holds an office right now.
+ *
+ * <p>Over the web, {@link ConchEndpointWebExtension} adds the status codes scripts and load
+ * balancers rely on; the operations here serve JMX, where the assertion is {@code assertion(office,
+ * "assert", minRev)}.
+ *
+ * <p>Access is {@link Access#READ_ONLY read-only} by default: the write operation ({@code resign},
+ * {@code transfer}) is mapped only with {@code management.endpoint.conch.access=unrestricted} (or
+ * {@code management.endpoints.access.default=unrestricted}), and never above {@code
+ * management.endpoints.access.max-permitted}.
+ *
+ * <p>Every descriptor is an {@link OperationResponseBody}: the actuator's own JSON mapper writes
+ * it, whatever the application does to its own.
+ */
+@Endpoint(id = "conch", defaultAccess = Access.READ_ONLY)
+@ImportRuntimeHints(ConchEndpointRuntimeHints.class)
+public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
+
+  /** The only word accepted after the office: {@code /actuator/conch/{office}/assert}. */
+  public static final String ASSERT = "assert";
+
+  private final Elections elections;
+
+  private final Function<String, Optional<Holder>> leaders;
+
+  private final Function<String, Optional<TimingBudget>> timings;
+
+  private final Map<String, Optional<Holder>> observed = new ConcurrentHashMap<>();
+
+  /**
+   * An endpoint over {@code elections}, without timing budgets.
+   *
+   * @param elections the offices this instance campaigns for
+   * @param leaders reads who leads any office from the store, not a cache; empty when vacant; may
+   *     throw {@link EtcdUnavailableException}
+   */
+  public ConchEndpoint(Elections elections, Function<String, Optional<Holder>> leaders) {
+    this(elections, leaders, office -> Optional.empty());
+  }
+
+  /**
+   * An endpoint over {@code elections}.
+   *
+   * @param elections the offices this instance campaigns for
+   * @param leaders reads who leads any office from the store, not a cache; empty when vacant; may
+   *     throw {@link EtcdUnavailableException}
+   * @param timings the timing budget of an office, when known
+   */
+  public ConchEndpoint(
+      Elections elections,
+      Function<String, Optional<Holder>> leaders,
+      Function<String, Optional<TimingBudget>> timings) {
+    this.elections = elections;
+    this.leaders = leaders;
+    this.timings = timings;
+  }
+
+  /** Remembers who each office's candidate last saw leading, for {@link #conch()}. */
+  @Override
+  public void onApplicationEvent(LeaderObservedEvent event) {
+    this.observed.put(event.getOffice(), event.getLeader());
+  }
+
+  /**
+   * This instance and every office it takes part in. The leader is this instance while it leads,
+   * else the leader this instance last observed (no etcd read: it answers while etcd is down).
+   */
+  @ReadOperation
+  public ConchDescriptor conch() {
+    List<Election> all = this.elections.all();
+    Holder self = all.isEmpty() ? Holder.self("conch", null, null) : all.get(0).candidate();
+    List<OfficeDescriptor> offices = all.stream().map(this::describe).toList();
+    return new ConchDescriptor(
+        new CandidateDescriptor(self.id(), self.host(), self.pid()), offices);
+  }
+
+  /**
+   * Who leads {@code office} now, read from the store.
+   *
+   * @return the leader, or {@code null} when the office is vacant
+   * @throws dev.conch.InvalidArgumentException when {@code office} is no office name
+   * @throws EtcdUnavailableException when etcd cannot be read in time
+   */
+  @ReadOperation
+  public @Nullable HolderDescriptor leader(@Selector String office) {
+    return this.leaders
+        .apply(Setting.OFFICE.require(office))
+        .map(HolderDescriptor::of)
+        .orElse(null);
+  }
+
+  /**
+   * Whether this instance holds {@code office} right now: its candidate leads, and the leader read
+   * from the store has this candidate's token as its create revision, at least {@code minRev}.
+   *
+   * @param check must be {@value #ASSERT}
+   * @throws IllegalArgumentException when {@code check} is not {@value #ASSERT}
+   * @throws EtcdUnavailableException when etcd cannot be read in time (fail closed)
+   */
+  @ReadOperation
+  public AssertionDescriptor assertion(
+      @Selector String office, @Selector String check, @Nullable Long minRev) {
+    if (!ASSERT.equals(check)) {
+      throw new IllegalArgumentException("'" + check + "': only '" + ASSERT + "' is known");
+    }
+    Setting.OFFICE.require(office);
+    Optional<Election> mine = this.elections.find(office);
+    OptionalLong token = mine.map(Election::token).orElse(OptionalLong.empty());
+    Optional<Holder> leader = this.leaders.apply(office);
+    boolean held =
+        token.isPresent()
+            && leader.isPresent()
+            && leader.get().rev() == token.getAsLong()
+            // Still the same term after the read: nothing was lost while etcd answered.
+            && mine.get().isLeader()
+            && mine.get().token().equals(token)
+            && (minRev == null || token.getAsLong() >= minRev);
+    return new AssertionDescriptor(
+        held, leader.map(Holder::rev).orElse(null), leader.map(Holder::host).orElse(null), null);
+  }
+
+  /**
+   * Resigns from or transfers {@code office}. {@code resign} leaves the election: the next
+   * candidate leads at once, and this instance does not campaign again until it restarts. {@code
+   * transfer} hands the office over and queues again at the back.
+   *
+   * @param action {@code resign} or {@code transfer}
+   * @throws NoSuchElementException when this instance does not campaign for {@code office}
+   * @throws IllegalArgumentException for any other action
+   * @throws NotLeaderException on {@code transfer} while not leading
+   * @throws UnsupportedOperationException when the office's election cannot do it (the runner's)
+   */
+  @WriteOperation
+  public ActionDescriptor act(@Selector String office, String action) {
+    Election election =
+        this.elections
+            .find(office)
+            .orElseThrow(
+                () ->
+                    new NoSuchElementException(
+                        "this instance does not campaign for office '" + office + "'"));
+    switch (action) {
+      case "resign" -> election.resign();
+      case "transfer" -> election.transfer();
+      default ->
+          throw new IllegalArgumentException(
+              "unknown action '" + action + "'; use resign or transfer");
+    }
+    return new ActionDescriptor(office, action, election.state());
+  }
+
+  private OfficeDescriptor describe(Election election) {
+    OptionalLong token = election.token();
+    Optional<Holder> leader =
+        election
+            .leadership()
+            .map(Leadership::holder)
+            .or(() -> this.observed.getOrDefault(election.office(), Optional.empty()));
+    return new OfficeDescriptor(
+        election.office(),
+        election.state(),
+        leader.map(HolderDescriptor::of).orElse(null),
+        token.isPresent() ? token.getAsLong() : null,
+        this.timings.apply(election.office()).map(TimingDescriptor::of).orElse(null));
+  }
+
+  /**
+   * This instance and its offices.
+   *
+   * @param candidate who this instance is in every office
+   * @param offices the offices it takes part in
+   */
+  public record ConchDescriptor(CandidateDescriptor candidate, List<OfficeDescriptor> offices)
+      implements OperationResponseBody {}
+
+  /**
+   * Who this instance is.
+   *
+   * @param id the candidate id, unique per instance
+   * @param host the host name
+   * @param pid the process id
+   */
+  public record CandidateDescriptor(String id, String host, long pid)
+      implements OperationResponseBody {}
+
+  /**
+   * One office this instance takes part in.
+   *
+   * @param office the office
+   * @param state the state of this instance's candidate
+   * @param leader who leads, or {@code null} when unknown or vacant
+   * @param token this instance's fencing token while it leads, else {@code null}
+   * @param timing what its settings promise in time, or {@code null} when unknown (standalone, the
+   *     application's own elections)
+   */
+  @JsonInclude(Include.ALWAYS)
+  public record OfficeDescriptor(
+      String office,
+      State state,
+      @Nullable HolderDescriptor leader,
+      @Nullable Long token,
+      @Nullable TimingDescriptor timing)
+      implements OperationResponseBody {}
+
+  /**
+   * A holder of an office: the holder JSON of its key, plus its create revision ({@code rev}, the
+   * fencing token) and lease (hex). A key written by another tool (an {@code etcdctl elect}
+   * proposal) has only {@code office}, {@code rev}, {@code lease} and its raw {@code value}.
+   *
+   * @param office the office
+   * @param host the holder's host name
+   * @param pid the holder's process id, 0 when unknown
+   * @param since when it won, RFC 3339 UTC
+   * @param id the holder's candidate id
+   * @param rev the create revision of its key: the fencing token
+   * @param lease the lease of its key, lowercase hex
+   * @param value the raw value of a key conch did not write, else absent
+   */
+  @JsonInclude(Include.ALWAYS)
+  public record HolderDescriptor(
+      String office,
+      @Nullable String host,
+      long pid,
+      @Nullable String since,
+      @Nullable String id,
+      long rev,
+      String lease,
+      @JsonInclude(Include.NON_NULL) @Nullable String value)
+      implements OperationResponseBody {
+
+    static HolderDescriptor of(Holder holder) {
+      return new HolderDescriptor(
+          holder.office(),
+          holder.host(),
+          holder.pid(),
+          (holder.since() != null) ? holder.since().toString() : null,
+          holder.id(),
+          holder.rev(),
+          holder.leaseHex(),
+          holder.raw());
+    }
+  }
+
+  /**
+   * The answer to {@code /actuator/conch/{office}/assert}.
+   *
+   * @param held whether this instance holds the office right now, confirmed against etcd
+   * @param rev the create revision of the leader's key, or {@code null} when vacant or unknown
+   * @param host the leader's host, or {@code null}
+   * @param error why the question could not be answered, else absent
+   */
+  @JsonInclude(Include.ALWAYS)
+  public record AssertionDescriptor(
+      boolean held,
+      @Nullable Long rev,
+      @Nullable String host,
+      @JsonInclude(Include.NON_NULL) @Nullable String error)
+      implements OperationResponseBody {}
+
+  /**
+   * What was done to an office.
+   *
+   * @param office the office
+   * @param action {@code resign} or {@code transfer}
+   * @param state the state of this instance's candidate afterwards
+   */
+  public record ActionDescriptor(String office, String action, State state)
+      implements OperationResponseBody {}
+}

@@ -1,0 +1,125 @@
+package dev.conch.spring.boot.actuate.endpoint;
+
+import dev.conch.EtcdUnavailableException;
+import dev.conch.InvalidArgumentException;
+import dev.conch.NotLeaderException;
+import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.AssertionDescriptor;
+import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.HolderDescriptor;
+import java.util.NoSuchElementException;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
+
+/**
+ * {@link EndpointWebExtension @EndpointWebExtension} for the {@link ConchEndpoint}: the status
+ * codes of the contract. {@code GET /actuator/conch/{office}} answers 200 with the holder, 404 when
+ * vacant, 503 when etcd cannot be read; {@code GET /actuator/conch/{office}/assert} answers 200
+ * only where this instance holds the office right now, 409 elsewhere, 503 when etcd cannot be read
+ * (fail closed). {@code POST /actuator/conch/{office}} with {@code {"action":"resign"}} or {@code
+ * {"action":"transfer"}} is mapped only where the endpoint's access is unrestricted ({@code
+ * management.endpoint.conch.access=unrestricted}); at the default, read-only, a POST is refused by
+ * the actuator (405).
+ */
+@EndpointWebExtension(endpoint = ConchEndpoint.class)
+public final class ConchEndpointWebExtension {
+
+  /** The status of an assertion this instance does not hold. */
+  public static final int STATUS_CONFLICT = 409;
+
+  private final ConchEndpoint delegate;
+
+  /** An extension of {@code delegate}. */
+  public ConchEndpointWebExtension(ConchEndpoint delegate) {
+    this.delegate = delegate;
+  }
+
+  /** The endpoint this extends. */
+  private ConchEndpoint getDelegate() {
+    return this.delegate;
+  }
+
+  /** Who leads {@code office}: 200 with the holder, 404 when vacant, 503 without etcd. */
+  @ReadOperation
+  public WebEndpointResponse<Object> leader(@Selector String office) {
+    try {
+      HolderDescriptor leader = this.delegate.leader(office);
+      if (leader == null) {
+        return error(
+            office, "office '" + office + "' is vacant", WebEndpointResponse.STATUS_NOT_FOUND);
+      }
+      return new WebEndpointResponse<>(leader, WebEndpointResponse.STATUS_OK);
+    } catch (InvalidArgumentException ex) {
+      return error(office, ex.getMessage(), WebEndpointResponse.STATUS_BAD_REQUEST);
+    } catch (EtcdUnavailableException ex) {
+      return error(
+          office,
+          "etcd unavailable: " + ex.getMessage(),
+          WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+    }
+  }
+
+  /**
+   * Whether this instance holds {@code office} right now: 200 when it does (with a revision of at
+   * least {@code minRev}), 409 when not, 503 when etcd cannot be read, 404 for any word but {@code
+   * assert}.
+   */
+  @ReadOperation
+  public WebEndpointResponse<Object> assertion(
+      @Selector String office, @Selector String check, @Nullable Long minRev) {
+    if (!ConchEndpoint.ASSERT.equals(check)) {
+      return error(
+          office,
+          "unknown operation '" + check + "'; use /" + ConchEndpoint.ASSERT,
+          WebEndpointResponse.STATUS_NOT_FOUND);
+    }
+    try {
+      AssertionDescriptor assertion = this.delegate.assertion(office, check, minRev);
+      return new WebEndpointResponse<>(
+          assertion, assertion.held() ? WebEndpointResponse.STATUS_OK : STATUS_CONFLICT);
+    } catch (InvalidArgumentException ex) {
+      return new WebEndpointResponse<>(
+          new AssertionDescriptor(false, null, null, ex.getMessage()),
+          WebEndpointResponse.STATUS_BAD_REQUEST);
+    } catch (EtcdUnavailableException ex) {
+      return new WebEndpointResponse<>(
+          new AssertionDescriptor(false, null, null, "etcd unavailable: " + ex.getMessage()),
+          WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+    }
+  }
+
+  /**
+   * Resigns from or transfers {@code office}: 200 when done, 404 when this instance does not
+   * campaign for it, 409 when it cannot (transfer without leading; the runner's office), 400 for
+   * any other action.
+   */
+  @WriteOperation
+  public WebEndpointResponse<Object> act(@Selector String office, String action) {
+    try {
+      return new WebEndpointResponse<>(
+          this.delegate.act(office, action), WebEndpointResponse.STATUS_OK);
+    } catch (NoSuchElementException ex) {
+      return error(office, ex.getMessage(), WebEndpointResponse.STATUS_NOT_FOUND);
+    } catch (NotLeaderException | UnsupportedOperationException ex) {
+      return error(office, ex.getMessage(), STATUS_CONFLICT);
+    } catch (IllegalArgumentException ex) {
+      return error(office, ex.getMessage(), WebEndpointResponse.STATUS_BAD_REQUEST);
+    }
+  }
+
+  /** A response with an {@link ErrorDescriptor}. */
+  private static WebEndpointResponse<Object> error(String office, String message, int status) {
+    return new WebEndpointResponse<>(new ErrorDescriptor(office, message), status);
+  }
+
+  /**
+   * Why a request about an office was not answered.
+   *
+   * @param office the office
+   * @param error what went wrong
+   */
+  public record ErrorDescriptor(String office, String error) implements OperationResponseBody {}
+}

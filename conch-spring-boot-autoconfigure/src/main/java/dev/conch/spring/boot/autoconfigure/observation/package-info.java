@@ -1,8 +1,0 @@
-/**
- * Micrometer observations of conch: one per term of leadership ({@code conch.leadership}) and one
- * per {@code @OnLeadership} hook call ({@code conch.hook}).
- */
-@NullMarked
-package dev.conch.spring.boot.autoconfigure.observation;
-
-import org.jspecify.annotations.NullMarked;

@@ -1,5 +1,0 @@
-/** Testcontainers support: an etcd container as a {@code @ServiceConnection}. */
-@NullMarked
-package dev.conch.spring.boot.autoconfigure.testcontainers;
-
-import org.jspecify.annotations.NullMarked;

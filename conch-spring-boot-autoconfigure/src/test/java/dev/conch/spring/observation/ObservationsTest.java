@@ -1,0 +1,316 @@
+package dev.conch.spring.observation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.conch.Election;
+import dev.conch.Leadership;
+import dev.conch.LossReason;
+import dev.conch.local.LocalOffices;
+import dev.conch.spring.LeaderOnly;
+import dev.conch.spring.OnLeadership;
+import dev.conch.spring.OnLeadership.Transition;
+import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
+import dev.conch.spring.boot.autoconfigure.leaderonly.LeaderOnlyAutoConfiguration;
+import io.micrometer.common.KeyValue;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.tck.TestObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistryAssert;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.slf4j.MDC;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/**
+ * The observations of the starter when the application has an {@code ObservationRegistry}: a {@code
+ * conch.leadership} observation per term and a {@code conch.hook} observation per hook call, on the
+ * in-memory offices, asserted with a {@link TestObservationRegistry}; named by the application's
+ * convention beans when it has them.
+ */
+@Timeout(60)
+class ObservationsTest {
+
+  private static final Duration WAIT = Duration.ofSeconds(10);
+
+  private final ApplicationContextRunner contextRunner =
+      new ApplicationContextRunner()
+          .withConfiguration(AutoConfigurations.of(ConchAutoConfiguration.class))
+          .withPropertyValues("conch.standalone=true", "spring.application.name=app")
+          .withBean(LocalOffices.class, LocalOffices::new);
+
+  @Test
+  void termIsObservedFromAcquireToLossWithOfficeTokenAndReason() {
+    this.contextRunner
+        .withBean(TestObservationRegistry.class, ObservationsTest::registry)
+        .run(
+            context -> {
+              TestObservationRegistry registry = context.getBean(TestObservationRegistry.class);
+              Election election = context.getBean(Election.class);
+              assertThat(election.awaitLeadership(WAIT)).isTrue();
+              long first = election.token().orElseThrow();
+              await()
+                  .atMost(WAIT)
+                  .untilAsserted(
+                      () ->
+                          TestObservationRegistryAssert.assertThat(registry)
+                              .hasObservationWithNameEqualTo("conch.leadership")
+                              .that()
+                              .hasLowCardinalityKeyValue("office", "app")
+                              .hasHighCardinalityKeyValue("token", Long.toString(first))
+                              .doesNotHaveLowCardinalityKeyValueWithKey("reason")
+                              .hasBeenStarted()
+                              .isNotStopped());
+
+              context.getBean(LocalOffices.class).revoke("app");
+
+              await().atMost(WAIT).until(() -> election.token().orElse(first) != first);
+              await()
+                  .atMost(WAIT)
+                  .untilAsserted(
+                      () ->
+                          TestObservationRegistryAssert.assertThat(registry)
+                              .hasNumberOfObservationsWithNameEqualTo("conch.leadership", 2)
+                              .hasObservationWithNameEqualTo("conch.leadership")
+                              .that()
+                              .hasContextualNameEqualTo("leadership app")
+                              .hasHighCardinalityKeyValue("token", Long.toString(first))
+                              .hasLowCardinalityKeyValue("reason", "key_deleted")
+                              .hasBeenStopped());
+            });
+  }
+
+  @Test
+  void eachHookCallIsObservedAndIsTheCurrentObservationWhileTheHookRuns() {
+    this.contextRunner
+        .withBean(TestObservationRegistry.class, ObservationsTest::registry)
+        .withBean("hooks", Hooks.class)
+        .run(
+            context -> {
+              TestObservationRegistry registry = context.getBean(TestObservationRegistry.class);
+              Hooks hooks = context.getBean(Hooks.class);
+              Election election = context.getBean(Election.class);
+              assertThat(election.awaitLeadership(WAIT)).isTrue();
+              long token = election.token().orElseThrow();
+              await().atMost(WAIT).until(() -> hooks.seen.size() == 1);
+
+              context.getBean(LocalOffices.class).revoke("app");
+              await().atMost(WAIT).until(() -> hooks.seen.size() >= 2);
+
+              Seen up = hooks.seen.get(0);
+              assertThat(up.observation).isNotNull();
+              assertThat(up.observation.getContextView().getName()).isEqualTo("conch.hook");
+              assertThat(up.observation.getContextView().getLowCardinalityKeyValue("hook"))
+                  .extracting(KeyValue::getValue)
+                  .isEqualTo("hooks.up()");
+              assertThat(up.mdc).isEqualTo("conch.hook hooks.up()");
+              Seen down = hooks.seen.get(1);
+              assertThat(down.observation).isNotNull();
+              assertThat(down.mdc).isEqualTo("conch.hook hooks.down()");
+
+              TestObservationRegistryAssert.assertThat(registry)
+                  .hasAnObservation(
+                      observation ->
+                          observation
+                              .hasNameEqualTo("conch.hook")
+                              .hasLowCardinalityKeyValue("office", "app")
+                              .hasLowCardinalityKeyValue("hook", "hooks.up()")
+                              .hasLowCardinalityKeyValue("transition", "acquired")
+                              .hasLowCardinalityKeyValue("reason", "none")
+                              .hasHighCardinalityKeyValue("token", Long.toString(token))
+                              .hasParentObservationContextSatisfying(
+                                  parent -> {
+                                    // Raw: hasAnObservation hands out a raw assert.
+                                    Observation.ContextView term = (Observation.ContextView) parent;
+                                    assertThat(term.getName()).isEqualTo("conch.leadership");
+                                    assertThat(term.getHighCardinalityKeyValue("token"))
+                                        .extracting(KeyValue::getValue)
+                                        .isEqualTo(Long.toString(token));
+                                  }))
+                  .hasAnObservation(
+                      observation ->
+                          observation
+                              .hasNameEqualTo("conch.hook")
+                              .hasLowCardinalityKeyValue("hook", "hooks.down()")
+                              .hasLowCardinalityKeyValue("transition", "lost")
+                              .hasLowCardinalityKeyValue("reason", "key_deleted")
+                              .hasHighCardinalityKeyValue("token", Long.toString(token))
+                              .hasParentObservation());
+            });
+  }
+
+  @Test
+  void failingHookCallIsObservedWithItsError() {
+    this.contextRunner
+        .withBean(TestObservationRegistry.class, ObservationsTest::registry)
+        .withBean("failing", Failing.class)
+        .run(
+            context -> {
+              TestObservationRegistry registry = context.getBean(TestObservationRegistry.class);
+              await()
+                  .atMost(WAIT)
+                  .untilAsserted(
+                      () ->
+                          TestObservationRegistryAssert.assertThat(registry)
+                              .hasAnObservation(
+                                  observation ->
+                                      observation
+                                          .hasNameEqualTo("conch.hook")
+                                          .hasLowCardinalityKeyValue("hook", "failing.up()")
+                                          .hasError())
+                              .hasAnObservation(
+                                  observation ->
+                                      observation
+                                          .hasNameEqualTo("conch.leadership")
+                                          .hasLowCardinalityKeyValue("reason", "acquire_failed")));
+            });
+  }
+
+  @Test
+  void leaderOnlyCallThatRunsIsObservedAndCurrentWhileItRuns() {
+    this.contextRunner
+        .withConfiguration(AutoConfigurations.of(LeaderOnlyAutoConfiguration.class))
+        .withBean(TestObservationRegistry.class, ObservationsTest::registry)
+        .withBean(Job.class)
+        .run(
+            context -> {
+              TestObservationRegistry registry = context.getBean(TestObservationRegistry.class);
+              Election election = context.getBean(Election.class);
+              assertThat(election.awaitLeadership(WAIT)).isTrue();
+              long token = election.token().orElseThrow();
+              Job job = context.getBean(Job.class);
+
+              assertThat(job.run()).isEqualTo("conch.leaderonly");
+
+              TestObservationRegistryAssert.assertThat(registry)
+                  .hasObservationWithNameEqualTo("conch.leaderonly")
+                  .that()
+                  .hasLowCardinalityKeyValue("office", "app")
+                  .hasLowCardinalityKeyValue("method", "Job.run()")
+                  .hasHighCardinalityKeyValue("token", Long.toString(token))
+                  .hasBeenStopped();
+            });
+  }
+
+  @Test
+  void theApplicationsConventionBeansNameTheObservations() {
+    this.contextRunner
+        .withConfiguration(AutoConfigurations.of(LeaderOnlyAutoConfiguration.class))
+        .withBean(TestObservationRegistry.class, ObservationsTest::registry)
+        .withBean(
+            LeadershipObservationConvention.class,
+            () ->
+                new DefaultLeadershipObservationConvention() {
+                  @Override
+                  public String getName() {
+                    return "my.term";
+                  }
+                })
+        .withBean(
+            LeaderOnlyObservationConvention.class,
+            () ->
+                new DefaultLeaderOnlyObservationConvention() {
+                  @Override
+                  public String getName() {
+                    return "my.job";
+                  }
+                })
+        .withBean(Job.class)
+        .run(
+            context -> {
+              TestObservationRegistry registry = context.getBean(TestObservationRegistry.class);
+              assertThat(context.getBean(Election.class).awaitLeadership(WAIT)).isTrue();
+              context.getBean(Job.class).run();
+              await()
+                  .atMost(WAIT)
+                  .untilAsserted(
+                      () -> {
+                        TestObservationRegistryAssert.assertThat(registry)
+                            .hasNumberOfObservationsWithNameEqualTo("my.term", 1)
+                            .hasNumberOfObservationsWithNameEqualTo("my.job", 1)
+                            .hasNumberOfObservationsWithNameEqualTo(
+                                DefaultLeadershipObservationConvention.NAME, 0)
+                            .hasNumberOfObservationsWithNameEqualTo(
+                                DefaultLeaderOnlyObservationConvention.NAME, 0);
+                      });
+            });
+  }
+
+  /** A test registry whose scopes put the observation in the MDC, as a tracer does. */
+  private static TestObservationRegistry registry() {
+    TestObservationRegistry registry = TestObservationRegistry.create();
+    registry.observationConfig().observationHandler(new MdcHandler());
+    return registry;
+  }
+
+  /** Puts the observation in scope (name, hook) in the MDC, as a tracer puts its ids. */
+  static final class MdcHandler implements ObservationHandler<Observation.Context> {
+
+    @Override
+    public void onScopeOpened(Observation.Context context) {
+      KeyValue hook = context.getLowCardinalityKeyValue("hook");
+      MDC.put("observation", context.getName() + ((hook != null) ? " " + hook.getValue() : ""));
+    }
+
+    @Override
+    public void onScopeClosed(Observation.Context context) {
+      MDC.remove("observation");
+    }
+
+    @Override
+    public boolean supportsContext(Observation.Context context) {
+      return true;
+    }
+  }
+
+  record Seen(@Nullable Observation observation, @Nullable String mdc) {}
+
+  static class Hooks {
+
+    final List<Seen> seen = new CopyOnWriteArrayList<>();
+
+    private final TestObservationRegistry registry;
+
+    Hooks(TestObservationRegistry registry) {
+      this.registry = registry;
+    }
+
+    @OnLeadership
+    void up(Leadership leadership) {
+      this.seen.add(new Seen(this.registry.getCurrentObservation(), MDC.get("observation")));
+    }
+
+    @OnLeadership(on = Transition.LOST)
+    void down(LossReason reason) {
+      this.seen.add(new Seen(this.registry.getCurrentObservation(), MDC.get("observation")));
+    }
+  }
+
+  static class Job {
+
+    private final TestObservationRegistry registry;
+
+    Job(TestObservationRegistry registry) {
+      this.registry = registry;
+    }
+
+    @LeaderOnly
+    public @Nullable String run() {
+      Observation current = this.registry.getCurrentObservation();
+      return (current != null) ? current.getContextView().getName() : null;
+    }
+  }
+
+  static class Failing {
+
+    @OnLeadership
+    void up() {
+      throw new IllegalStateException("not today");
+    }
+  }
+}
