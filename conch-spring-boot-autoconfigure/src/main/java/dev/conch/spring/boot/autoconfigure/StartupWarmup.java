@@ -51,7 +51,7 @@ final class StartupWarmup implements BeanFactoryPostProcessor, DisposableBean {
           "io.etcd.jetcd.op.CmpTarget",
           "dev.conch.spring.ConchLifecycle",
           "dev.conch.spring.ElectionEventPublisher",
-          "dev.conch.spring.HandlerChain",
+          "dev.conch.spring.boot.autoconfigure.HandlerChain",
           "dev.conch.spring.LeadershipAcquiredEvent",
           "dev.conch.spring.LeadershipLostEvent",
           "dev.conch.spring.LeaderObservedEvent");
