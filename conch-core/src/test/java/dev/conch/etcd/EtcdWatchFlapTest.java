@@ -27,12 +27,16 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * reset breaks every watch at once (jetcd delivers the errors under its client-wide watch lock),
  * and the lease keeper re-watches every held key in its next round. Renewals must go on throughout
  * and every term must stay held.
+ *
+ * <p>The suite resets for 10 s (a reset every 300 ms: over 30 rounds of broken watches); a longer
+ * run: {@code -Dconch.flapSeconds=120 -Djunit.jupiter.execution.timeout.default=10m}.
  */
 @Timeout(240)
 class EtcdWatchFlapTest {
 
   private static final int OFFICES = 300;
-  private static final Duration FLAPPING = Duration.ofSeconds(20);
+  private static final Duration FLAPPING =
+      Duration.ofSeconds(Long.getLong("conch.flapSeconds", 10));
 
   @RegisterExtension static final EtcdExtension etcd = EtcdExtension.members(1);
 
