@@ -48,11 +48,6 @@ final class ConchObservations implements LeadershipObserver {
             .getIfUnique(DefaultHookObservationConvention::new));
   }
 
-  /** Observations in {@code registry} named by the default convention. */
-  ConchObservations(ObservationRegistry registry) {
-    this(registry, new DefaultHookObservationConvention());
-  }
-
   /** Observations in {@code registry} named by {@code hook}. */
   ConchObservations(ObservationRegistry registry, HookObservationConvention hook) {
     this.registry = registry;

@@ -1,6 +1,5 @@
 package dev.conch.spring;
 
-import dev.conch.spring.observation.DefaultLeaderOnlyObservationConvention;
 import dev.conch.spring.observation.LeaderOnlyObservationContext;
 import dev.conch.spring.observation.LeaderOnlyObservationConvention;
 import io.micrometer.common.KeyValue;
@@ -24,11 +23,6 @@ final class LeaderOnlyMetrics implements LeaderOnlyObserver {
   private final MeterRegistry registry;
 
   private final LeaderOnlyObservationConvention convention;
-
-  /** Times in {@code registry}, named by the default convention. */
-  LeaderOnlyMetrics(MeterRegistry registry) {
-    this(registry, new DefaultLeaderOnlyObservationConvention());
-  }
 
   /** Times in {@code registry}, named by {@code convention}. */
   LeaderOnlyMetrics(MeterRegistry registry, LeaderOnlyObservationConvention convention) {

@@ -1,6 +1,5 @@
 package dev.conch.spring;
 
-import dev.conch.spring.observation.DefaultLeaderOnlyObservationConvention;
 import dev.conch.spring.observation.LeaderOnlyObservationContext;
 import dev.conch.spring.observation.LeaderOnlyObservationConvention;
 import io.micrometer.observation.Observation;
@@ -18,11 +17,6 @@ final class LeaderOnlyObservations implements LeaderOnlyObserver {
   private final ObservationRegistry registry;
 
   private final LeaderOnlyObservationConvention convention;
-
-  /** Observations in {@code registry} named by the default convention. */
-  LeaderOnlyObservations(ObservationRegistry registry) {
-    this(registry, new DefaultLeaderOnlyObservationConvention());
-  }
 
   /** Observations in {@code registry} named by {@code convention}. */
   LeaderOnlyObservations(ObservationRegistry registry, LeaderOnlyObservationConvention convention) {
