@@ -5,7 +5,6 @@ import dev.conch.InvalidArgumentException;
 import dev.conch.LeadershipHandler;
 import dev.conch.spring.OnLeadership.Transition;
 import dev.conch.spring.observation.HookObservationConvention;
-import dev.conch.spring.observation.LeadershipObservationConvention;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -103,8 +102,8 @@ public final class ConchLifecycle implements SmartLifecycle, SmartInitializingSi
    * @param leaderReadiness the handler that follows the default office for readiness, or null
    * @param beanFactory where the lifecycle finds, once every singleton exists, what else needs an
    *     office ({@code @LeaderOnly} methods, {@code @LeaderLifecycle} beans) and the {@code
-   *     ObservationRegistry} that observes the terms and hooks, with the application's {@link
-   *     LeadershipObservationConvention} and {@link HookObservationConvention} beans if it has them
+   *     ObservationRegistry} that observes the hooks, with the application's {@link
+   *     HookObservationConvention} bean if it has one
    */
   public ConchLifecycle(
       Elections elections,
@@ -165,11 +164,7 @@ public final class ConchLifecycle implements SmartLifecycle, SmartInitializingSi
     LeadershipObserver observer = this.observer.get();
     for (Election election : this.elections.all()) {
       ElectionEventPublisher publisher = new ElectionEventPublisher(election, this.eventPublisher);
-      if (observer != null) {
-        // Before all: the term spans every hook and event of it.
-        election.addHandler(observer.term(election));
-      }
-      // First after the observer, so that it knows the term before any hook or event of it.
+      // First: the events are published before any hook of the term runs.
       election.addHandler(publisher);
       register(election, byElection.getOrDefault(election, List.of()), observer);
       if (election == readinessElection) {

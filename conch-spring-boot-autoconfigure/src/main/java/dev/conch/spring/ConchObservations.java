@@ -6,37 +6,33 @@ import dev.conch.LeadershipHandler;
 import dev.conch.LossReason;
 import dev.conch.spring.OnLeadership.Transition;
 import dev.conch.spring.observation.DefaultHookObservationConvention;
-import dev.conch.spring.observation.DefaultLeadershipObservationConvention;
 import dev.conch.spring.observation.HookObservationContext;
 import dev.conch.spring.observation.HookObservationConvention;
-import dev.conch.spring.observation.LeadershipObservationContext;
-import dev.conch.spring.observation.LeadershipObservationConvention;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 
 /**
- * Observes each term of leadership ({@code conch.leadership}: started when this instance acquires
- * an office, stopped when it loses it) and each {@code @OnLeadership} call ({@code conch.hook}, a
- * child of its term). A hook's observation is the current one on the hook's thread while the hook
+ * Observes each {@code @OnLeadership} call ({@code conch.hook}), with the office, transition and
+ * token of its term. A hook's observation is the current one on the hook's thread while the hook
  * runs, so a tracer puts its span in the MDC of the hook's log lines.
+ *
+ * <p>The term itself is no observation: a span open for the whole term would be exported only when
+ * the term ends, and never after a crash. The term is in the meters ({@code conch.leader}, {@code
+ * conch.term}); its hooks share its token.
  */
 final class ConchObservations implements LeadershipObserver {
 
-  private final ObservationRegistry registry;
+  /** The term is not observed: nothing to do on its transitions. */
 
-  private final LeadershipObservationConvention leadershipConvention;
+  private final ObservationRegistry registry;
 
   private final HookObservationConvention hookConvention;
 
-  private final Map<String, Term> terms = new ConcurrentHashMap<>();
-
   /**
-   * Observations in the application's {@code ObservationRegistry}, named by its convention beans or
-   * the defaults; null when it has no registry, or a no-op one.
+   * Observations in the application's {@code ObservationRegistry}, named by its convention bean or
+   * the default; null when it has no registry, or a no-op one.
    */
   static @Nullable LeadershipObserver of(BeanFactory beanFactory) {
     ObservationRegistry registry =
@@ -47,80 +43,23 @@ final class ConchObservations implements LeadershipObserver {
     return new ConchObservations(
         registry,
         beanFactory
-            .getBeanProvider(LeadershipObservationConvention.class)
-            .getIfUnique(DefaultLeadershipObservationConvention::new),
-        beanFactory
             .getBeanProvider(HookObservationConvention.class)
             .getIfUnique(DefaultHookObservationConvention::new));
   }
 
-  /** Observations in {@code registry} named by the default conventions. */
-  ConchObservations(ObservationRegistry registry) {
-    this(
-        registry,
-        new DefaultLeadershipObservationConvention(),
-        new DefaultHookObservationConvention());
-  }
-
-  /** Observations in {@code registry} named by {@code leadership} and {@code hook}. */
-  ConchObservations(
-      ObservationRegistry registry,
-      LeadershipObservationConvention leadership,
-      HookObservationConvention hook) {
+  /** Observations in {@code registry} named by {@code hook}. */
+  ConchObservations(ObservationRegistry registry, HookObservationConvention hook) {
     this.registry = registry;
-    this.leadershipConvention = leadership;
     this.hookConvention = hook;
   }
 
   @Override
-  public LeadershipHandler term(Election election) {
-    return this.terms.computeIfAbsent(election.office(), office -> new Term());
-  }
-
-  @Override
   public LeadershipHandler hook(String office, String name, Transition on, LeadershipHandler hook) {
-    return new Hook(this.terms.computeIfAbsent(office, o -> new Term()), name, on, hook);
-  }
-
-  /** The observation of the current term of one office. */
-  private final class Term implements LeadershipHandler {
-
-    // The core calls lost once for each acquired, before the next acquired.
-    private volatile @Nullable Observation current;
-
-    @Override
-    public void acquired(Leadership leadership) {
-      this.current =
-          Observation.createNotStarted(
-                  null,
-                  ConchObservations.this.leadershipConvention,
-                  () -> new LeadershipObservationContext(leadership),
-                  ConchObservations.this.registry)
-              .start();
-    }
-
-    @Override
-    public void lost(Leadership leadership, LossReason reason) {
-      Observation observation = this.current;
-      this.current = null;
-      if (observation == null) {
-        return;
-      }
-      if (observation.getContext() instanceof LeadershipObservationContext context) {
-        context.setReason(reason);
-      }
-      observation.stop();
-    }
-
-    @Nullable Observation current() {
-      return this.current;
-    }
+    return new Hook(name, on, hook);
   }
 
   /** One {@code @OnLeadership} method, each call observed on its transition. */
   private final class Hook implements LeadershipHandler {
-
-    private final Term term;
 
     private final String name;
 
@@ -128,8 +67,7 @@ final class ConchObservations implements LeadershipObserver {
 
     private final LeadershipHandler hook;
 
-    Hook(Term term, String name, Transition on, LeadershipHandler hook) {
-      this.term = term;
+    Hook(String name, Transition on, LeadershipHandler hook) {
       this.name = name;
       this.on = on;
       this.hook = hook;
@@ -155,11 +93,10 @@ final class ConchObservations implements LeadershipObserver {
 
     private Observation observation(Leadership leadership, @Nullable LossReason reason) {
       return Observation.createNotStarted(
-              null,
-              ConchObservations.this.hookConvention,
-              () -> new HookObservationContext(this.name, this.on, leadership, reason),
-              ConchObservations.this.registry)
-          .parentObservation(this.term.current());
+          null,
+          ConchObservations.this.hookConvention,
+          () -> new HookObservationContext(this.name, this.on, leadership, reason),
+          ConchObservations.this.registry);
     }
 
     @Override

@@ -2,11 +2,11 @@ package dev.conch.spring;
 
 import dev.conch.Leadership;
 import dev.conch.spring.observation.DefaultLeaderOnlyObservationConvention;
+import dev.conch.spring.observation.LeaderOnlyObservationContext;
 import dev.conch.spring.observation.LeaderOnlyObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -44,12 +44,13 @@ public final class LeaderOnlyAnnotationBeanPostProcessor
   /** Whether each class seen has {@code @LeaderOnly} methods: each class is scanned once. */
   private final Map<Class<?>, Boolean> checked = new ConcurrentHashMap<>();
 
-  /** A post-processor with class-based proxies, ordered before {@code @Scheduled}'s. */
+  /** Whether Micrometer's meters are on the class path. */
   private static final boolean METERS_PRESENT =
       ClassUtils.isPresent(
           "io.micrometer.core.instrument.MeterRegistry",
           LeaderOnlyAnnotationBeanPostProcessor.class.getClassLoader());
 
+  /** A post-processor with class-based proxies, ordered before {@code @Scheduled}'s. */
   public LeaderOnlyAnnotationBeanPostProcessor() {
     setProxyTargetClass(true);
     setBeforeExistingAdvisors(true);
@@ -59,11 +60,13 @@ public final class LeaderOnlyAnnotationBeanPostProcessor
   @Override
   public void setBeanFactory(BeanFactory beanFactory) {
     super.setBeanFactory(beanFactory);
+    Listeners listeners = new Listeners(beanFactory);
     LeaderOnlyMethodInterceptor interceptor =
         new LeaderOnlyMethodInterceptor(
             () -> beanFactory.getBean(Elections.class),
             office -> resolve(beanFactory, office),
-            new Listeners(beanFactory));
+            listeners,
+            listeners);
     this.advisor =
         new DefaultPointcutAdvisor(
             new AnnotationMatchingPointcut(null, LeaderOnly.class, true), interceptor);
@@ -138,20 +141,32 @@ public final class LeaderOnlyAnnotationBeanPostProcessor
   }
 
   /**
-   * What watches the calls, looked up on first use: the {@code conch.leaderonly.invocations} meter
-   * when the application has a {@code MeterRegistry}, then an observation of each call when it has
-   * an {@code ObservationRegistry} (named by the application's {@link
-   * LeaderOnlyObservationConvention} bean, if it has one), then every {@link LeaderOnlyInvocations}
-   * bean.
+   * What watches the calls, looked up on first use. The starter's own record of each call, run or
+   * skipped: an observation when the application has an {@code ObservationRegistry} (named by its
+   * {@link LeaderOnlyObservationConvention} bean, if it has one), else the {@code conch.leaderonly}
+   * timer when it has a {@code MeterRegistry}; one of the two, so that a call is counted once. Then
+   * every {@link LeaderOnlyInvocations} bean.
    */
-  private static final class Listeners implements LeaderOnlyInvocations {
+  private static final class Listeners implements LeaderOnlyInvocations, LeaderOnlyObserver {
 
     private final BeanFactory beanFactory;
 
-    private volatile List<LeaderOnlyInvocations> all;
+    private volatile @Nullable LeaderOnlyObserver observer;
+
+    private volatile @Nullable List<LeaderOnlyInvocations> all;
 
     Listeners(BeanFactory beanFactory) {
       this.beanFactory = beanFactory;
+    }
+
+    @Override
+    public void skipped(LeaderOnlyObservationContext context) {
+      observer().skipped(context);
+    }
+
+    @Override
+    public @Nullable Object run(LeaderOnlyObservationContext context, Call call) throws Throwable {
+      return observer().run(context, call);
     }
 
     @Override
@@ -178,34 +193,40 @@ public final class LeaderOnlyAnnotationBeanPostProcessor
       return chained.proceed();
     }
 
+    private LeaderOnlyObserver observer() {
+      LeaderOnlyObserver found = this.observer;
+      if (found == null) {
+        found = observerOf(this.beanFactory);
+        this.observer = found;
+      }
+      return found;
+    }
+
     private List<LeaderOnlyInvocations> all() {
       List<LeaderOnlyInvocations> listeners = this.all;
       if (listeners == null) {
-        listeners = lookUp(this.beanFactory);
+        listeners =
+            (this.beanFactory instanceof ListableBeanFactory listable)
+                ? List.copyOf(listable.getBeansOfType(LeaderOnlyInvocations.class).values())
+                : List.of();
         this.all = listeners;
       }
       return listeners;
     }
 
-    private static List<LeaderOnlyInvocations> lookUp(BeanFactory beanFactory) {
-      List<LeaderOnlyInvocations> found = new ArrayList<>();
-      if (METERS_PRESENT) {
-        LeaderOnlyMetrics.of(beanFactory).ifPresent(found::add);
-      }
+    private static LeaderOnlyObserver observerOf(BeanFactory beanFactory) {
+      LeaderOnlyObservationConvention convention =
+          beanFactory
+              .getBeanProvider(LeaderOnlyObservationConvention.class)
+              .getIfUnique(DefaultLeaderOnlyObservationConvention::new);
       ObservationRegistry observations =
           beanFactory.getBeanProvider(ObservationRegistry.class).getIfUnique();
       if (observations != null && !observations.isNoop()) {
-        found.add(
-            new LeaderOnlyObservations(
-                observations,
-                beanFactory
-                    .getBeanProvider(LeaderOnlyObservationConvention.class)
-                    .getIfUnique(DefaultLeaderOnlyObservationConvention::new)));
+        return new LeaderOnlyObservations(observations, convention);
       }
-      if (beanFactory instanceof ListableBeanFactory listable) {
-        found.addAll(listable.getBeansOfType(LeaderOnlyInvocations.class).values());
-      }
-      return List.copyOf(found);
+      LeaderOnlyObserver meters =
+          METERS_PRESENT ? LeaderOnlyMetrics.of(beanFactory, convention) : null;
+      return (meters != null) ? meters : LeaderOnlyObserver.NONE;
     }
   }
 }

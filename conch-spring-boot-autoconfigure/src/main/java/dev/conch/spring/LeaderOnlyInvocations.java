@@ -5,8 +5,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Told of each call of a {@link LeaderOnly @LeaderOnly} method: whether it ran or was skipped.
- * Every bean of this type is told, after the starter's own meters and observations; the test kit's
- * {@code TestOffices} is one.
+ * Every bean of this type is told (the test kit's {@code TestOffices} is one); its {@link #proceed}
+ * runs inside the starter's own observation, or timer, of the call.
  */
 public interface LeaderOnlyInvocations {
 
@@ -25,8 +25,8 @@ public interface LeaderOnlyInvocations {
   default void skipped(String office, String method) {}
 
   /**
-   * Makes the call of a method that runs, after {@link #run}: an implementation may wrap it (the
-   * observations do), and calls {@code call} once, on the calling thread.
+   * Makes the call of a method that runs, after {@link #run}: an implementation may wrap it, and
+   * calls {@code call} once, on the calling thread.
    *
    * @param leadership the term the method runs in
    * @param method the method, as {@code Class.method()}

@@ -2,6 +2,7 @@ package dev.conch.spring;
 
 import dev.conch.Election;
 import dev.conch.Leadership;
+import dev.conch.spring.observation.LeaderOnlyObservationContext;
 import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.Optional;
@@ -28,6 +29,8 @@ final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
 
   private final Function<String, String> resolver;
 
+  private final LeaderOnlyObserver observer;
+
   private final LeaderOnlyInvocations invocations;
 
   private final Map<Method, Target> targets = new ConcurrentHashMap<>();
@@ -35,14 +38,17 @@ final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
   /**
    * @param elections the elections, looked up on first use
    * @param resolver resolves placeholders in the office name
+   * @param observer records each call, run or skipped (the starter's observation or meter)
    * @param invocations told of each call that ran or was skipped
    */
   LeaderOnlyMethodInterceptor(
       Supplier<Elections> elections,
       Function<String, String> resolver,
+      LeaderOnlyObserver observer,
       LeaderOnlyInvocations invocations) {
     this.elections = elections;
     this.resolver = resolver;
+    this.observer = observer;
     this.invocations = invocations;
   }
 
@@ -60,13 +66,16 @@ final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
                 + officeOf(target)
                 + "'");
       }
+      this.observer.skipped(target.context(officeOf(target), null));
       this.invocations.skipped(officeOf(target), target.description());
       return skippedResult(invocation.getMethod().getReturnType());
     }
     this.invocations.run(term.get().office(), target.description());
     CurrentLeadership.Invocation previous = CurrentLeadership.enter(election.get(), term.get());
     try {
-      return this.invocations.proceed(term.get(), target.description(), invocation::proceed);
+      return this.observer.run(
+          target.context(term.get().office(), term.get()),
+          () -> this.invocations.proceed(term.get(), target.description(), invocation::proceed));
     } finally {
       CurrentLeadership.exit(previous);
     }
@@ -95,7 +104,11 @@ final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
           LeaderOnly annotation =
               AnnotatedElementUtils.findMergedAnnotation(specific, LeaderOnly.class);
           String office = (annotation != null) ? this.resolver.apply(annotation.office()) : "";
-          return new Target(office, describe(specific));
+          return new Target(
+              office,
+              describe(specific),
+              (targetClass != null) ? targetClass : specific.getDeclaringClass(),
+              specific);
         });
   }
 
@@ -134,6 +147,14 @@ final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
     return 0;
   }
 
-  /** The office of one method (empty: the default office) and how logs name it. */
-  private record Target(String office, String description) {}
+  /**
+   * The office of one method (empty: the default office), how logs name it, and the class and
+   * method its observations name.
+   */
+  private record Target(String office, String description, Class<?> targetClass, Method method) {
+
+    LeaderOnlyObservationContext context(String office, @Nullable Leadership term) {
+      return new LeaderOnlyObservationContext(this.targetClass, this.method, office, term);
+    }
+  }
 }

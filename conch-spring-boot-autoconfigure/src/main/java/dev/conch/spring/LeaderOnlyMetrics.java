@@ -1,49 +1,69 @@
 package dev.conch.spring;
 
-import io.micrometer.core.instrument.Counter;
+import dev.conch.spring.observation.LeaderOnlyObservationContext;
+import dev.conch.spring.observation.LeaderOnlyObservationConvention;
+import io.micrometer.common.KeyValue;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.util.Optional;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 
 /**
- * Counts the calls of {@link LeaderOnly @LeaderOnly} methods in {@code
- * conch.leaderonly.invocations}, tagged {@code office}, {@code method} ({@code Class.method()}) and
- * {@code outcome} ({@code run} or {@code skipped}).
+ * Times each call of a {@link LeaderOnly @LeaderOnly} method in the timer {@code conch.leaderonly},
+ * when the application has a {@code MeterRegistry} and no {@code ObservationRegistry}: the same
+ * name and tags (the convention's low-cardinality keys) as the timer Micrometer's meter handler
+ * makes of the observation, so dashboards read one series either way.
  */
-final class LeaderOnlyMetrics implements LeaderOnlyInvocations {
-
-  /** The name of the counter. */
-  static final String NAME = "conch.leaderonly.invocations";
+final class LeaderOnlyMetrics implements LeaderOnlyObserver {
 
   private final MeterRegistry registry;
 
-  /** Counts in {@code registry}. */
-  LeaderOnlyMetrics(MeterRegistry registry) {
+  private final LeaderOnlyObservationConvention convention;
+
+  /** Times in {@code registry}, named by {@code convention}. */
+  LeaderOnlyMetrics(MeterRegistry registry, LeaderOnlyObservationConvention convention) {
     this.registry = registry;
+    this.convention = convention;
   }
 
-  /** Counts in the application's {@code MeterRegistry}, if it has one. */
-  static Optional<LeaderOnlyInvocations> of(BeanFactory beanFactory) {
-    return Optional.ofNullable(beanFactory.getBeanProvider(MeterRegistry.class).getIfUnique())
-        .map(LeaderOnlyMetrics::new);
-  }
-
-  @Override
-  public void run(String office, String method) {
-    counter(office, method, "run").increment();
+  /** Times in the application's {@code MeterRegistry}; null when it has none. */
+  static @Nullable LeaderOnlyObserver of(
+      BeanFactory beanFactory, LeaderOnlyObservationConvention convention) {
+    MeterRegistry registry = beanFactory.getBeanProvider(MeterRegistry.class).getIfUnique();
+    return (registry != null) ? new LeaderOnlyMetrics(registry, convention) : null;
   }
 
   @Override
-  public void skipped(String office, String method) {
-    counter(office, method, "skipped").increment();
+  public void skipped(LeaderOnlyObservationContext context) {
+    Timer.start(this.registry).stop(timer(context));
   }
 
-  private Counter counter(String office, String method, String outcome) {
-    return Counter.builder(NAME)
-        .description("Calls of @LeaderOnly methods, run (leading) or skipped (not leading)")
-        .tag("office", office)
-        .tag("method", method)
-        .tag("outcome", outcome)
+  @Override
+  public @Nullable Object run(LeaderOnlyObservationContext context, LeaderOnlyInvocations.Call call)
+      throws Throwable {
+    Timer.Sample sample = Timer.start(this.registry);
+    try {
+      return call.proceed();
+    } catch (Throwable ex) {
+      context.setError(ex);
+      throw ex;
+    } finally {
+      sample.stop(timer(context));
+    }
+  }
+
+  private Timer timer(LeaderOnlyObservationContext context) {
+    List<Tag> tags = new ArrayList<>();
+    for (KeyValue keyValue : this.convention.getLowCardinalityKeyValues(context)) {
+      tags.add(Tag.of(keyValue.getKey(), keyValue.getValue()));
+    }
+    return Timer.builder(this.convention.getName())
+        .description("Calls of @LeaderOnly methods, run or skipped")
+        .tags(Tags.of(tags))
         .register(this.registry);
   }
 }

@@ -1,7 +1,5 @@
 package dev.conch.spring;
 
-import dev.conch.Leadership;
-import dev.conch.spring.observation.DefaultLeaderOnlyObservationConvention;
 import dev.conch.spring.observation.LeaderOnlyObservationContext;
 import dev.conch.spring.observation.LeaderOnlyObservationConvention;
 import io.micrometer.observation.Observation;
@@ -9,20 +7,16 @@ import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Observes each call of a {@code @LeaderOnly} method that runs ({@code conch.leaderonly}); skipped
- * calls are only counted and logged. The observation is a child of the one current on the calling
- * thread (a {@code @Scheduled} run's, for instance), and current while the method runs.
+ * Observes each call of a {@code @LeaderOnly} method ({@code conch.leaderonly}): a call that runs
+ * is a child of the observation current on the calling thread (a {@code @Scheduled} run's) and
+ * current while the method runs; a skipped call is an observation of its own, started and stopped
+ * at once, with the outcome {@code SKIPPED}.
  */
-final class LeaderOnlyObservations implements LeaderOnlyInvocations {
+final class LeaderOnlyObservations implements LeaderOnlyObserver {
 
   private final ObservationRegistry registry;
 
   private final LeaderOnlyObservationConvention convention;
-
-  /** Observations in {@code registry} named by the default convention. */
-  LeaderOnlyObservations(ObservationRegistry registry) {
-    this(registry, new DefaultLeaderOnlyObservationConvention());
-  }
 
   /** Observations in {@code registry} named by {@code convention}. */
   LeaderOnlyObservations(ObservationRegistry registry, LeaderOnlyObservationConvention convention) {
@@ -31,15 +25,14 @@ final class LeaderOnlyObservations implements LeaderOnlyInvocations {
   }
 
   @Override
-  public @Nullable Object proceed(Leadership leadership, String method, Call call)
+  public void skipped(LeaderOnlyObservationContext context) {
+    observation(context).start().stop();
+  }
+
+  @Override
+  public @Nullable Object run(LeaderOnlyObservationContext context, LeaderOnlyInvocations.Call call)
       throws Throwable {
-    Observation observation =
-        Observation.createNotStarted(
-                null,
-                this.convention,
-                () -> new LeaderOnlyObservationContext(method, leadership),
-                this.registry)
-            .start();
+    Observation observation = observation(context).start();
     try (Observation.Scope scope = observation.openScope()) {
       return call.proceed();
     } catch (Throwable ex) {
@@ -48,5 +41,9 @@ final class LeaderOnlyObservations implements LeaderOnlyInvocations {
     } finally {
       observation.stop();
     }
+  }
+
+  private Observation observation(LeaderOnlyObservationContext context) {
+    return Observation.createNotStarted(null, this.convention, () -> context, this.registry);
   }
 }

@@ -5,18 +5,12 @@ import dev.conch.LeadershipHandler;
 import dev.conch.spring.OnLeadership.Transition;
 
 /**
- * Watches the terms of each office and the {@link OnLeadership @OnLeadership} hooks that run in
- * them; the observation auto-configuration provides one when the application has an {@code
- * ObservationRegistry}.
+ * Watches the {@link OnLeadership @OnLeadership} hooks of each office; {@link ConchObservations}
+ * is the one the lifecycle uses when the application has an {@code ObservationRegistry}. Terms are
+ * not observed: a span as long as a term would be exported at its end or, after a crash, never; the
+ * meters keep them.
  */
 interface LeadershipObserver {
-
-  /**
-   * The handler that follows the terms of {@code election}, registered before every other handler
-   * of it: its {@code acquired} runs before every acquire hook and its {@code lost} after every
-   * lose hook, so a term spans its hooks.
-   */
-  LeadershipHandler term(Election election);
 
   /**
    * {@code hook} as it should be called, watched on {@code on} only.

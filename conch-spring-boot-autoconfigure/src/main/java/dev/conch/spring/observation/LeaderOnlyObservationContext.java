@@ -2,31 +2,61 @@ package dev.conch.spring.observation;
 
 import dev.conch.Leadership;
 import io.micrometer.observation.Observation;
+import java.lang.reflect.Method;
+import org.jspecify.annotations.Nullable;
 
-/** What a {@code conch.leaderonly} observation knows of its call: the method and its term. */
+/**
+ * What a {@code conch.leaderonly} observation knows of its call: the method, its office and, when
+ * it runs, its term. The error, when the method threw, is the context's {@link #getError()}.
+ */
 public class LeaderOnlyObservationContext extends Observation.Context {
 
-  private final String method;
+  private final Class<?> targetClass;
 
-  private final Leadership leadership;
+  private final Method method;
+
+  private final String office;
+
+  private final @Nullable Leadership leadership;
 
   /**
    * The context of one call.
    *
-   * @param method the method, as {@code Class.method()}
+   * @param targetClass the class of the bean the method is called on
+   * @param method the method
+   * @param office the office the method needs
+   * @param leadership the term the method runs in, or {@code null} when the call is skipped
    */
-  public LeaderOnlyObservationContext(String method, Leadership leadership) {
+  public LeaderOnlyObservationContext(
+      Class<?> targetClass, Method method, String office, @Nullable Leadership leadership) {
+    this.targetClass = targetClass;
     this.method = method;
+    this.office = office;
     this.leadership = leadership;
   }
 
-  /** The method, as {@code Class.method()}. */
-  public String getMethod() {
+  /** The class of the bean the method is called on. */
+  public Class<?> getTargetClass() {
+    return this.targetClass;
+  }
+
+  /** The method. */
+  public Method getMethod() {
     return this.method;
   }
 
-  /** The term the method runs in. */
-  public Leadership getLeadership() {
+  /** The office the method needs. */
+  public String getOffice() {
+    return this.office;
+  }
+
+  /** The term the method runs in; {@code null} when the call is skipped. */
+  public @Nullable Leadership getLeadership() {
     return this.leadership;
+  }
+
+  /** Whether the call was skipped: this instance did not lead the office. */
+  public boolean isSkipped() {
+    return this.leadership == null;
   }
 }

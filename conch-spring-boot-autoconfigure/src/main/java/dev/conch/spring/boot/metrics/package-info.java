@@ -1,4 +1,8 @@
-/** Micrometer meters of conch: leadership, transitions, campaign time, renewal failures. */
+/**
+ * The Micrometer meters of conch ({@link ConchMetrics}, a {@code MeterBinder}) and their
+ * documentation ({@link ConchMeterDocumentation}): leadership, transitions, terms, campaign time,
+ * dropped events, renewal failures.
+ */
 @NullMarked
 package dev.conch.spring.boot.metrics;
 

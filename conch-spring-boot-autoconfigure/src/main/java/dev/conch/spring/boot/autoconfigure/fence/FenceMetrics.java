@@ -1,6 +1,8 @@
 package dev.conch.spring.boot.autoconfigure.fence;
 
 import dev.conch.jdbc.StaleTokenException;
+import dev.conch.spring.boot.metrics.ConchMeterDocumentation;
+import dev.conch.spring.boot.metrics.ConchMeterDocumentation.KeyNames;
 import dev.conch.spring.fence.FenceListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -8,12 +10,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 /**
  * Counts fenced transactions in {@code conch.fence}, tagged {@code office} and {@code outcome}:
  * {@code passed} when a transaction that passed the fence committed, {@code stale} when the fence
- * refused a stale token (the transaction rolled back).
+ * refused a stale token (the transaction rolled back). Documented by {@link
+ * ConchMeterDocumentation#FENCE}.
  */
 public class FenceMetrics implements FenceListener {
-
-  /** The name of the counter. */
-  public static final String NAME = "conch.fence";
 
   private final MeterRegistry registry;
 
@@ -33,10 +33,10 @@ public class FenceMetrics implements FenceListener {
   }
 
   private Counter counter(String office, String outcome) {
-    return Counter.builder(NAME)
-        .description("Fenced transactions: committed after the fence passed, or refused as stale")
-        .tag("office", office)
-        .tag("outcome", outcome)
+    return Counter.builder(ConchMeterDocumentation.FENCE.getName())
+        .description(ConchMeterDocumentation.FENCE.getDescription())
+        .tag(KeyNames.OFFICE.asString(), office)
+        .tag(KeyNames.FENCE_OUTCOME.asString(), outcome)
         .register(this.registry);
   }
 }

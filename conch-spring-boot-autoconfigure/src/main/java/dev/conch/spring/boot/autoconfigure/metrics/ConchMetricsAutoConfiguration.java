@@ -16,20 +16,22 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * {@link EnableAutoConfiguration Auto-configuration} for {@link ConchMetrics}, when Micrometer is
- * on the class path and the application has a {@link MeterRegistry}.
+ * on the class path and the application has a {@link MeterRegistry}: a {@code MeterBinder} bean,
+ * which Spring Boot's metrics auto-configuration binds to the registry.
  */
 @AutoConfiguration(
     after = ConchAutoConfiguration.class,
-    afterName =
-        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
+    afterName = {
+      "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+      "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"
+    })
 @ConditionalOnClass({Election.class, MeterRegistry.class})
 @ConditionalOnBean({MeterRegistry.class, Elections.class})
 public final class ConchMetricsAutoConfiguration {
 
   @Bean
   @ConditionalOnMissingBean
-  ConchMetrics conchMetrics(
-      MeterRegistry meterRegistry, Elections elections, ObjectProvider<EtcdSession> session) {
-    return new ConchMetrics(meterRegistry, elections, session.getIfUnique());
+  ConchMetrics conchMetrics(Elections elections, ObjectProvider<EtcdSession> session) {
+    return new ConchMetrics(elections, session.getIfUnique());
   }
 }

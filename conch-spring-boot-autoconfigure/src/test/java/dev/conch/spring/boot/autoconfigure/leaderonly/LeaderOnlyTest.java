@@ -89,9 +89,9 @@ class LeaderOnlyTest {
                     .satisfies(
                         term -> assertThat(term.token()).isEqualTo(election.token().orElseThrow()));
                 MeterRegistry meters = context.getBean(MeterRegistry.class);
-                assertThat(counted(meters, "app", "Jobs.report()", "skipped")).isEqualTo(1);
-                assertThat(counted(meters, "app", "Jobs.report()", "run")).isEqualTo(1);
-                assertThat(counted(meters, "app", "Jobs.count()", "skipped")).isEqualTo(1);
+                assertThat(counted(meters, "app", "report", "SKIPPED")).isEqualTo(1);
+                assertThat(counted(meters, "app", "report", "SUCCESS")).isEqualTo(1);
+                assertThat(counted(meters, "app", "count", "SKIPPED")).isEqualTo(1);
               });
     }
   }
@@ -270,14 +270,16 @@ class LeaderOnlyTest {
     return other;
   }
 
+  /** Calls counted by the timer the starter records without an {@code ObservationRegistry}. */
   private static double counted(
       MeterRegistry meters, String office, String method, String outcome) {
-    var counter =
+    var timer =
         meters
-            .find("conch.leaderonly.invocations")
-            .tags("office", office, "method", method, "outcome", outcome)
-            .counter();
-    return (counter != null) ? counter.count() : 0;
+            .find("conch.leaderonly")
+            .tags("office", office, "code.function", method, "outcome", outcome)
+            .tag("code.namespace", Jobs.class.getCanonicalName())
+            .timer();
+    return (timer != null) ? timer.count() : 0;
   }
 
   static class Jobs {

@@ -1,0 +1,158 @@
+package dev.conch.spring.boot.metrics;
+
+import dev.conch.spring.observation.LeaderOnlyObservationDocumentation;
+import io.micrometer.common.docs.KeyName;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.docs.MeterDocumentation;
+
+/**
+ * The meters of conch and their tag keys: those of {@link ConchMetrics}, the fence's {@code
+ * conch.fence} counter, and the {@code conch.leaderonly} timer the starter records itself when the
+ * application has no {@code ObservationRegistry}. The module README's table of meters is checked
+ * against it.
+ */
+public enum ConchMeterDocumentation implements MeterDocumentation {
+
+  /** Whether this instance leads the office. */
+  LEADER(
+      "conch.leader",
+      Meter.Type.GAUGE,
+      "Whether this instance leads the office (1) or not (0)",
+      KeyNames.OFFICE),
+
+  /** Changes of this instance's leadership. */
+  TRANSITIONS(
+      "conch.transitions",
+      Meter.Type.COUNTER,
+      "Changes of this instance's leadership, counted from the published election events",
+      KeyNames.OFFICE,
+      KeyNames.KIND,
+      KeyNames.REASON),
+
+  /** Time from joining, or campaigning again, to leading. */
+  CAMPAIGN(
+      "conch.campaign",
+      Meter.Type.TIMER,
+      "Time from joining, or campaigning again after a loss or transfer, to leading",
+      KeyNames.OFFICE),
+
+  /** How long each term of this instance lasted. */
+  TERM(
+      "conch.term",
+      Meter.Type.TIMER,
+      "How long each term of this instance lasted, recorded when it ends (the term in progress is"
+          + " `conch.leader`)",
+      KeyNames.OFFICE,
+      KeyNames.KIND,
+      KeyNames.REASON),
+
+  /** Election events dropped because listeners fell behind. */
+  EVENTS_DROPPED(
+      "conch.events.dropped",
+      Meter.Type.COUNTER,
+      "Election events dropped because listeners fell behind (`Election.droppedEvents()`)",
+      KeyNames.OFFICE),
+
+  /** Failed renewals of the one lease every office shares. */
+  RENEWAL_FAILURES(
+      "conch.renewal.failures",
+      Meter.Type.COUNTER,
+      "Failed renewals of the lease shared by every office (`EtcdSession.renewalFailures()`); no"
+          + " `office` tag, or each failure would count once per office"),
+
+  /** Fenced transactions. */
+  FENCE(
+      "conch.fence",
+      Meter.Type.COUNTER,
+      "Fenced transactions: committed after the fence passed, or refused as stale",
+      KeyNames.OFFICE,
+      KeyNames.FENCE_OUTCOME),
+
+  /** Calls of {@code @LeaderOnly} methods, without an {@code ObservationRegistry}. */
+  LEADER_ONLY(
+      "conch.leaderonly",
+      Meter.Type.TIMER,
+      "Calls of `@LeaderOnly` methods, run or skipped, when there is no `ObservationRegistry`:"
+          + " the timer a meter handler makes of the `conch.leaderonly` observation, with its"
+          + " low-cardinality keys",
+      LeaderOnlyObservationDocumentation.LowCardinalityKeyNames.values());
+
+  private final String name;
+
+  private final Meter.Type type;
+
+  private final String description;
+
+  private final KeyName[] keyNames;
+
+  ConchMeterDocumentation(String name, Meter.Type type, String description, KeyName... keyNames) {
+    this.name = name;
+    this.type = type;
+    this.description = description;
+    this.keyNames = keyNames;
+  }
+
+  @Override
+  public String getName() {
+    return this.name;
+  }
+
+  @Override
+  public Meter.Type getType() {
+    return this.type;
+  }
+
+  @Override
+  public KeyName[] getKeyNames() {
+    return this.keyNames.clone();
+  }
+
+  /** What the meter measures, as the README says it. */
+  public String getDescription() {
+    return this.description;
+  }
+
+  /** Tag keys of the meters of conch. */
+  public enum KeyNames implements KeyName {
+
+    /** The office. */
+    OFFICE("office", "The office"),
+
+    /** The transition, or how a term ended. */
+    KIND(
+        "kind",
+        "The transition: `acquired`, `lost`, `resigned`, `transferred` (a term ends with one of"
+            + " the last three)"),
+
+    /** Why the term was lost. */
+    REASON(
+        "reason",
+        "For `lost`, the `LossReason` in lower case (`renewal_failed`, `lease_expired`,"
+            + " `key_deleted`, `acquire_failed`); else `none`"),
+
+    /** Whether a fenced transaction passed the fence. */
+    FENCE_OUTCOME(
+        "outcome",
+        "`passed` (committed after the fence passed) or `stale` (the fence refused a stale"
+            + " token; the transaction rolled back)");
+
+    private final String name;
+
+    private final String description;
+
+    KeyNames(String name, String description) {
+      this.name = name;
+      this.description = description;
+    }
+
+    @Override
+    public String asString() {
+      return this.name;
+    }
+
+    /** What the tag's value says, as the README says it. */
+    public String getDescription() {
+      return this.description;
+    }
+  }
+}

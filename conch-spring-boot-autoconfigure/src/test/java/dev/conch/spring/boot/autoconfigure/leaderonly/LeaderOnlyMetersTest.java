@@ -1,0 +1,117 @@
+package dev.conch.spring.boot.autoconfigure.leaderonly;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.conch.Election;
+import dev.conch.ElectionOptions;
+import dev.conch.local.LocalOffices;
+import dev.conch.spring.LeaderOnly;
+import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/**
+ * Each {@link LeaderOnly @LeaderOnly} call is counted once when the application has both a {@code
+ * MeterRegistry} and an {@code ObservationRegistry} (Boot's, whose meter handler makes a timer of
+ * each observation): the observation is the only record of the call, skipped calls included.
+ */
+@Timeout(60)
+class LeaderOnlyMetersTest {
+
+  private static final Duration WAIT = Duration.ofSeconds(10);
+
+  private final LocalOffices offices = new LocalOffices();
+
+  private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+
+  private final ApplicationContextRunner contextRunner =
+      new ApplicationContextRunner()
+          .withConfiguration(
+              AutoConfigurations.of(
+                  ObservationAutoConfiguration.class,
+                  MetricsAutoConfiguration.class,
+                  ConchAutoConfiguration.class,
+                  LeaderOnlyAutoConfiguration.class))
+          .withPropertyValues("conch.standalone=true", "spring.application.name=app")
+          .withBean(LocalOffices.class, () -> this.offices)
+          .withBean(MeterRegistry.class, () -> this.meters)
+          .withBean(Job.class);
+
+  @Test
+  void aCallThatRunsIsCountedOnce() {
+    this.contextRunner.run(
+        context -> {
+          assertThat(context.getBean(Election.class).awaitLeadership(WAIT)).isTrue();
+
+          assertThat(context.getBean(Job.class).run()).isEqualTo("ran");
+
+          assertThat(countedCalls()).isEqualTo(1);
+          assertThat(timed("SUCCESS")).isEqualTo(1);
+        });
+  }
+
+  @Test
+  void aSkippedCallIsCountedOnceWithTheOutcomeSkipped() throws Exception {
+    try (Election other =
+        this.offices.election(ElectionOptions.builder("app").candidateId("other").build())) {
+      other.start();
+      assertThat(other.awaitLeadership(WAIT)).isTrue();
+      this.contextRunner.run(
+          context -> {
+            await().atMost(WAIT).until(() -> this.offices.leader("app").isPresent());
+
+            assertThat(context.getBean(Job.class).run()).isNull();
+
+            assertThat(countedCalls()).isEqualTo(1);
+            assertThat(timed("SKIPPED")).isEqualTo(1);
+          });
+    }
+  }
+
+  /** What every counter and timer of a {@code conch.leaderonly} name adds up to. */
+  private double countedCalls() {
+    double total = 0;
+    for (Meter meter : this.meters.getMeters()) {
+      if (!meter.getId().getName().startsWith("conch.leaderonly")) {
+        continue;
+      }
+      if (meter instanceof Timer timer) {
+        total += timer.count();
+      } else if (meter instanceof Counter counter) {
+        total += counter.count();
+      } else if (meter instanceof FunctionCounter counter) {
+        total += counter.count();
+      }
+    }
+    return total;
+  }
+
+  private double timed(String outcome) {
+    Timer timer =
+        this.meters
+            .find("conch.leaderonly")
+            .tags("office", "app", "code.function", "run", "outcome", outcome)
+            .timer();
+    return (timer != null) ? timer.count() : 0;
+  }
+
+  static class Job {
+
+    @LeaderOnly
+    public String run() {
+      return "ran";
+    }
+  }
+}
