@@ -1,6 +1,5 @@
 package dev.conch.spring;
 
-import dev.conch.Election;
 import dev.conch.Leadership;
 import dev.conch.LeadershipHandler;
 import dev.conch.LossReason;
@@ -25,7 +24,6 @@ import org.springframework.beans.factory.BeanFactory;
 final class ConchObservations implements LeadershipObserver {
 
   /** The term is not observed: nothing to do on its transitions. */
-
   private final ObservationRegistry registry;
 
   private final HookObservationConvention hookConvention;

@@ -1,13 +1,12 @@
 package dev.conch.spring;
 
-import dev.conch.Election;
 import dev.conch.LeadershipHandler;
 import dev.conch.spring.OnLeadership.Transition;
 
 /**
- * Watches the {@link OnLeadership @OnLeadership} hooks of each office; {@link ConchObservations}
- * is the one the lifecycle uses when the application has an {@code ObservationRegistry}. Terms are
- * not observed: a span as long as a term would be exported at its end or, after a crash, never; the
+ * Watches the {@link OnLeadership @OnLeadership} hooks of each office; {@link ConchObservations} is
+ * the one the lifecycle uses when the application has an {@code ObservationRegistry}. Terms are not
+ * observed: a span as long as a term would be exported at its end or, after a crash, never; the
  * meters keep them.
  */
 interface LeadershipObserver {
