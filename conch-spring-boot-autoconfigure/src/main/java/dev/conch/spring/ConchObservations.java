@@ -23,7 +23,6 @@ import org.springframework.beans.factory.BeanFactory;
  */
 final class ConchObservations implements LeadershipObserver {
 
-  /** The term is not observed: nothing to do on its transitions. */
   private final ObservationRegistry registry;
 
   private final HookObservationConvention hookConvention;
