@@ -5,9 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 import dev.conch.test.EtcdExtension;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.springframework.context.support.GenericApplicationContext;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.MutablePropertySources;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.StandardEnvironment;
 
 /** Which static {@link EtcdExtension} fields point conch at their etcd; nothing is started here. */
 @Timeout(60)
@@ -33,6 +39,23 @@ class EtcdExtensionContextCustomizerFactoryTest {
     assertThatIllegalStateException()
         .isThrownBy(() -> this.factory.createContextCustomizer(Two.class, List.of()))
         .withMessageContaining("[Two.first, Two.second]");
+  }
+
+  @Test
+  void testPropertiesWinAndTheEnvironmentDoesNot() {
+    GenericApplicationContext context = new GenericApplicationContext();
+    MutablePropertySources sources = context.getEnvironment().getPropertySources();
+    sources.addFirst(new MapPropertySource("Inlined Test Properties", Map.of()));
+    this.factory.createContextCustomizer(One.class, List.of()).customizeContext(context, null);
+    PropertySource<?> ours = sources.get(EtcdExtensionContextCustomizer.SOURCE_NAME);
+    assertThat(sources.precedenceOf(ours))
+        .isGreaterThan(sources.precedenceOf(sources.get("Inlined Test Properties")))
+        .isLessThan(
+            sources.precedenceOf(
+                sources.get(StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME)))
+        .isLessThan(
+            sources.precedenceOf(
+                sources.get(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME)));
   }
 
   static class PerTest {
