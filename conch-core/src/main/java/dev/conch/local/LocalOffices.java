@@ -11,9 +11,11 @@ import dev.conch.Ticker;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
@@ -28,6 +30,7 @@ public final class LocalOffices {
   private final Object monitor = new Object();
   private final Map<String, List<Candidacy>> offices = new HashMap<>();
   private final Map<String, String> values = new HashMap<>();
+  private final Set<String> heldVacant = new HashSet<>();
   private final Clock clock;
   private final Ticker ticker;
   private long revision;
@@ -57,8 +60,33 @@ public final class LocalOffices {
   /** Who leads {@code office} now; empty when vacant. */
   public Optional<Holder> leader(String office) {
     synchronized (monitor) {
-      return first(office).map(c -> c.holder);
+      return first(office).filter(c -> !isHeld(office, c)).map(c -> c.holder);
     }
+  }
+
+  /**
+   * Keeps {@code office} vacant once its current grant ends (by {@link #revoke}, {@link #expire},
+   * {@link #failRenewal} or a release): candidates keep campaigning but none wins until {@link
+   * #grant} picks one or {@link #reopen} lets the first win. The current leader, if any, keeps its
+   * grant until then. For a test that keeps an instance out without another leader.
+   */
+  public void holdVacant(String office) {
+    synchronized (monitor) {
+      heldVacant.add(office);
+    }
+  }
+
+  /** Undoes {@link #holdVacant}: the first waiting candidate of {@code office} wins. */
+  public void reopen(String office) {
+    synchronized (monitor) {
+      heldVacant.remove(office);
+    }
+    settle(office);
+  }
+
+  /** Whether {@code head}, the first candidacy, waits in an office held vacant. */
+  private boolean isHeld(String office, Candidacy head) {
+    return head.waiting != null && heldVacant.contains(office);
   }
 
   /** Ends the current leader's grant as if its key were deleted; the next candidate leads. */
@@ -81,7 +109,8 @@ public final class LocalOffices {
 
   /**
    * Makes the candidate with {@code candidateId} lead {@code office} at once, with a new token: the
-   * current leader's grant ends as if its key were deleted.
+   * current leader's grant ends as if its key were deleted. An office {@linkplain #holdVacant held
+   * vacant} opens again.
    *
    * @return whether such a candidate was waiting
    */
@@ -105,8 +134,11 @@ public final class LocalOffices {
       if (chosen == null) {
         return false;
       }
+      heldVacant.remove(office);
       if (queue.get(0) != chosen) {
-        endFirst(office, LossReason.KEY_DELETED);
+        if (queue.get(0).waiting == null) {
+          endFirst(office, LossReason.KEY_DELETED);
+        }
         queue.remove(chosen);
         chosen.holder = chosen.holder.at(++revision, chosen.holder.lease());
         queue.add(0, chosen);
@@ -150,6 +182,9 @@ public final class LocalOffices {
     List<Runnable> news = new ArrayList<>();
     synchronized (monitor) {
       List<Candidacy> queue = queue(office);
+      if (heldVacant.contains(office) && !queue.isEmpty() && queue.get(0).waiting != null) {
+        return; // held vacant: nobody wins, nobody learns of a leader
+      }
       for (Candidacy c : queue) {
         Waiting waiting = c.waiting;
         if (waiting == null) {

@@ -4,6 +4,7 @@ import dev.conch.Election;
 import dev.conch.Leadership;
 import dev.conch.NotLeaderException;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 
 /**
  * The term of leadership a running {@link LeaderOnly @LeaderOnly} method was let in by, on the
@@ -15,6 +16,10 @@ import java.util.Optional;
  * term.isValid();     // false once the term ended (or is about to): stop, a successor may start
  * CurrentLeadership.guardedPut(key, value);  // an etcd write fenced by this term
  * }</pre>
+ *
+ * <p>A unit test of such code needs no Spring: {@link #callAsLeader} runs it as a
+ * {@code @LeaderOnly} method would run, in the current term of an election (e.g. one of
+ * conch-core's in-memory {@code LocalOffices}).
  */
 public final class CurrentLeadership {
 
@@ -67,6 +72,35 @@ public final class CurrentLeadership {
       throw new NotLeaderException(term.office());
     }
     return election.guardedPut(key, value);
+  }
+
+  /**
+   * Calls {@code call} on this thread as a {@code @LeaderOnly} method runs: {@link #get()} is the
+   * current term of {@code election} and {@link #guardedPut} writes through it, until {@code call}
+   * returns. For unit tests of code that uses this class, and for code that does leader-only work
+   * without the annotation.
+   *
+   * <pre>{@code
+   * LocalOffices offices = new LocalOffices();
+   * Election election = offices.election(ElectionOptions.builder("invoices").build());
+   * election.start();
+   * election.awaitLeadership(Duration.ofSeconds(5));
+   * CurrentLeadership.callAsLeader(election, () -> job.sendInvoices());
+   * }</pre>
+   *
+   * @return what {@code call} returned
+   * @throws NotLeaderException when {@code election} does not lead now; {@code call} is not called
+   * @throws Exception what {@code call} threw
+   */
+  public static <T> T callAsLeader(Election election, Callable<T> call) throws Exception {
+    Leadership term =
+        election.leadership().orElseThrow(() -> new NotLeaderException(election.office()));
+    Invocation previous = enter(election, term);
+    try {
+      return call.call();
+    } finally {
+      exit(previous);
+    }
   }
 
   /** Sets the term for the duration of one invocation; returns what to restore after it. */

@@ -237,19 +237,23 @@ public final class ConchAutoConfiguration {
   @ConditionalOnBooleanProperty("conch.standalone")
   static class StandaloneConfiguration {
 
+    /**
+     * Warns as it makes the offices: an application or the test kit that brings its own {@code
+     * LocalOffices} bean chose them in code, where a property left in a profile did not.
+     */
     @Bean
     @ConditionalOnMissingBean
     LocalOffices conchLocalOffices() {
+      logger.warn(
+          "conch.standalone=true: offices are elected IN MEMORY, not in etcd. This instance leads"
+              + " every office it campaigns for and nothing is fenced against other instances."
+              + " For local runs only; never in production.");
       return new LocalOffices();
     }
 
     @Bean(ElectionFactory.BEAN_NAME)
     ElectionFactory conchElectionFactory(
         LocalOffices localOffices, ConchProperties properties, Environment environment) {
-      logger.warn(
-          "conch.standalone=true: offices are elected IN MEMORY, not in etcd. This instance leads"
-              + " every office it campaigns for and nothing is fenced against other instances."
-              + " For local runs only; never in production.");
       return new ElectionFactory(
           properties, ConfiguredOffices.of(environment), localOffices::election, null);
     }

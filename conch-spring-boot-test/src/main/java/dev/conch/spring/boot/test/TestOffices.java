@@ -10,13 +10,14 @@ import dev.conch.local.LocalOffices;
 import dev.conch.spring.Elections;
 import dev.conch.spring.LeaderOnlyInvocations;
 import java.time.Duration;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.awaitility.Awaitility;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.DisposableBean;
 
 /**
@@ -26,7 +27,12 @@ import org.springframework.beans.factory.DisposableBean;
  * beans stopped, its loss event was sent) or once it leads (its acquire hooks ran). Each wait is
  * bounded by the timeout and fails the test with what it saw.
  *
- * <p>After {@link #revoke}, {@link #expire} or {@link #failRenewal} this instance campaigns again
+ * <p>When the context is ready, and again after each test method, every office is in the start
+ * state: this instance leads it, or (with {@code @AutoConfigureTestOffices(leading = false)}) it
+ * follows {@link #OTHER_CANDIDATE}; no other candidate is left and every count is zero.
+ *
+ * <p>After {@link #revoke} or {@link #expire} the office stays vacant (this instance campaigns but
+ * does not lead) until {@link #grant}; after {@link #failRenewal} this instance campaigns again
  * and, being the only candidate, soon leads again with a new token; {@link #electOther} keeps it
  * out until {@link #grant}.
  */
@@ -35,29 +41,34 @@ public final class TestOffices implements LeaderOnlyInvocations, DisposableBean 
   /** How long each transition may take: 10 s. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
 
+  /** The candidate that leads every office in the follower start state. */
+  public static final String OTHER_CANDIDATE = "other-instance";
+
   private final LocalOffices store;
 
   private final Supplier<Elections> elections;
 
   private final Duration timeout;
 
+  private final boolean leading;
+
+  private final LeaderOnlyCounts counts;
+
   private final Map<String, Election> others = new ConcurrentHashMap<>();
 
   private final Map<String, Set<Long>> ended = new ConcurrentHashMap<>();
 
-  private final Map<String, AtomicLong> runs = new ConcurrentHashMap<>();
-
-  private final Map<String, AtomicLong> skips = new ConcurrentHashMap<>();
-
-  /**
-   * @param store the in-memory offices the application's elections run on
-   * @param elections the application's elections
-   * @param timeout how long each transition may take
-   */
-  public TestOffices(LocalOffices store, Supplier<Elections> elections, Duration timeout) {
+  TestOffices(
+      LocalOffices store,
+      Supplier<Elections> elections,
+      Duration timeout,
+      boolean leading,
+      LeaderOnlyCounts counts) {
     this.store = store;
     this.elections = elections;
     this.timeout = timeout;
+    this.leading = leading;
+    this.counts = counts;
   }
 
   /** The in-memory offices, for what this class does not script. */
@@ -95,8 +106,8 @@ public final class TestOffices implements LeaderOnlyInvocations, DisposableBean 
   }
 
   /**
-   * Makes this instance lead {@code office}, taking it from another candidate if one leads; returns
-   * once its acquire hooks ran.
+   * Makes this instance lead {@code office}, taking it from another candidate if one leads, or
+   * opening it after {@link #revoke} or {@link #expire}; returns once its acquire hooks ran.
    */
   public Leadership grant(String office) {
     Election election = election(office);
@@ -108,21 +119,37 @@ public final class TestOffices implements LeaderOnlyInvocations, DisposableBean 
   }
 
   /**
-   * Ends this instance's term of {@code office} as if its key were deleted ({@code KEY_DELETED});
-   * returns once the term ended.
+   * Ends this instance's term of {@code office} as if its key were deleted ({@code KEY_DELETED})
+   * and keeps the office vacant until {@link #grant}; returns once the term ended.
    *
    * @return the term that ended
    */
   public Leadership revoke(String office) {
-    return end(office, () -> this.store.revoke(office));
+    return end(
+        office,
+        () -> {
+          this.store.holdVacant(office);
+          this.store.revoke(office);
+        });
   }
 
-  /** Ends this instance's term as if its lease expired ({@code LEASE_EXPIRED}). */
+  /**
+   * Ends this instance's term as if its lease expired ({@code LEASE_EXPIRED}) and keeps the office
+   * vacant until {@link #grant}.
+   */
   public Leadership expire(String office) {
-    return end(office, () -> this.store.expire(office));
+    return end(
+        office,
+        () -> {
+          this.store.holdVacant(office);
+          this.store.expire(office);
+        });
   }
 
-  /** Ends this instance's term as if renewing its lease failed ({@code RENEWAL_FAILED}). */
+  /**
+   * Ends this instance's term as if renewing its lease failed ({@code RENEWAL_FAILED}); it
+   * campaigns again and soon leads again, as after a passing outage.
+   */
   public Leadership failRenewal(String office) {
     return end(office, () -> this.store.failRenewal(office));
   }
@@ -154,35 +181,134 @@ public final class TestOffices implements LeaderOnlyInvocations, DisposableBean 
     return this.store.leader(office).orElseThrow();
   }
 
-  /** How often {@code method} ({@code Class.method()}) of a {@code @LeaderOnly} method ran. */
-  public long runs(String method) {
-    return count(this.runs, method);
+  /**
+   * How often the {@code @LeaderOnly} methods of an office ran, or one method, named as {@code
+   * "InvoiceJob.sendInvoices()"}.
+   *
+   * @param key an office, or a method as {@code Class.method()}
+   * @throws IllegalArgumentException when {@code key} is neither an office nor a
+   *     {@code @LeaderOnly} method of the application; the message names those there are
+   */
+  public long runs(String key) {
+    return this.counts.runs(key);
   }
 
-  /** How often a call of {@code @LeaderOnly} {@code method} was skipped. */
-  public long skips(String method) {
-    return count(this.skips, method);
+  /**
+   * How often {@code @LeaderOnly} method {@code method} of {@code type} ran.
+   *
+   * @throws IllegalArgumentException when {@code type} has no {@code @LeaderOnly} method so named
+   */
+  public long runs(Class<?> type, String method) {
+    return this.counts.runs(this.counts.key(type, method));
   }
 
-  /** Waits until {@code @LeaderOnly} {@code method} ran at least {@code times} times. */
-  public void awaitRuns(String method, long times) {
-    await(() -> runs(method) >= times, method + " to run " + times + " times");
+  /**
+   * How often a call of a {@code @LeaderOnly} method was skipped; {@code key} as in {@link #runs}.
+   */
+  public long skips(String key) {
+    return this.counts.skips(key);
+  }
+
+  /** How often a call of {@code @LeaderOnly} method {@code method} of {@code type} was skipped. */
+  public long skips(Class<?> type, String method) {
+    return this.counts.skips(this.counts.key(type, method));
+  }
+
+  /**
+   * Waits until the {@code @LeaderOnly} methods {@code key} names ran at least {@code times} times;
+   * {@code key} as in {@link #runs(String)}, refused at once when unknown.
+   */
+  public void awaitRuns(String key, long times) {
+    runs(key);
+    await(() -> runs(key) >= times, key + " to run " + times + " times");
+  }
+
+  /**
+   * Waits until {@code @LeaderOnly} method {@code method} of {@code type} ran {@code times} times.
+   */
+  public void awaitRuns(Class<?> type, String method, long times) {
+    awaitRuns(this.counts.key(type, method), times);
   }
 
   @Override
   public void run(String office, String method) {
-    this.runs.computeIfAbsent(method, m -> new AtomicLong()).incrementAndGet();
+    this.counts.ran(office, method);
   }
 
   @Override
   public void skipped(String office, String method) {
-    this.skips.computeIfAbsent(method, m -> new AtomicLong()).incrementAndGet();
+    this.counts.skipped(office, method);
   }
 
   /** Closes the other candidates. */
   @Override
   public void destroy() {
     this.others.values().forEach(Election::close);
+  }
+
+  /**
+   * Puts every office in the start state: this instance leads it (or follows {@link
+   * #OTHER_CANDIDATE}), no other candidate is left, every count is zero.
+   */
+  void reset() {
+    for (Election election : this.elections.get().all()) {
+      String office = election.office();
+      if (election.state() == State.RESIGNED) {
+        election.start();
+      }
+      if (this.leading) {
+        grant(office);
+        closeOthers(office, null);
+      } else {
+        electOther(office, OTHER_CANDIDATE);
+        closeOthers(office, OTHER_CANDIDATE);
+        awaitFollowing(office);
+      }
+    }
+    this.ended.values().forEach(Set::clear);
+    this.counts.clear();
+  }
+
+  /**
+   * Before this instance campaigns: in the follower start state, {@link #OTHER_CANDIDATE} leads
+   * every office first, so that this instance never leads it.
+   */
+  void electOthersFirst() {
+    if (!this.leading) {
+      for (String office : this.elections.get().offices()) {
+        Election other =
+            this.others.computeIfAbsent(
+                office + "/" + OTHER_CANDIDATE,
+                key ->
+                    this.store.election(
+                        ElectionOptions.builder(office).candidateId(OTHER_CANDIDATE).build()));
+        other.start();
+        await(other::isLeader, OTHER_CANDIDATE + " to lead office " + office);
+      }
+    }
+  }
+
+  /** Waits, once this instance campaigns, until every office is in the start state. */
+  void awaitStartState() {
+    for (String office : this.elections.get().offices()) {
+      if (this.leading) {
+        awaitLeading(office);
+      } else {
+        awaitFollowing(office);
+      }
+    }
+  }
+
+  private void closeOthers(String office, @Nullable String keep) {
+    Iterator<Map.Entry<String, Election>> entries = this.others.entrySet().iterator();
+    while (entries.hasNext()) {
+      Map.Entry<String, Election> entry = entries.next();
+      Election other = entry.getValue();
+      if (other.office().equals(office) && !other.candidate().id().equals(keep)) {
+        other.close();
+        entries.remove();
+      }
+    }
   }
 
   private Leadership end(String office, Runnable action) {
@@ -218,11 +344,6 @@ public final class TestOffices implements LeaderOnlyInvocations, DisposableBean 
               });
           return tokens;
         });
-  }
-
-  private static long count(Map<String, AtomicLong> counts, String method) {
-    AtomicLong count = counts.get(method);
-    return (count != null) ? count.get() : 0;
   }
 
   private void await(BooleanSupplier condition, String what) {

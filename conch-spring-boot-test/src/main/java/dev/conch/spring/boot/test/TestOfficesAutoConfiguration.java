@@ -3,23 +3,50 @@ package dev.conch.spring.boot.test;
 import dev.conch.local.LocalOffices;
 import dev.conch.spring.Elections;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
- * The {@link TestOffices} bean over the in-memory offices of a test context; imported by {@link
- * AutoConfigureTestOffices @AutoConfigureTestOffices}.
+ * The in-memory offices of a test context and the {@link TestOffices} bean over them; imported by
+ * {@link AutoConfigureTestOffices @AutoConfigureTestOffices}. It runs before conch's
+ * auto-configuration so that the offices are the test kit's: conch's warning about the standalone
+ * mode, meant for an application that runs with it, is not logged in tests.
  */
-@AutoConfiguration(after = ConchAutoConfiguration.class)
-@ConditionalOnBean(LocalOffices.class)
+@AutoConfiguration(before = ConchAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "conch.enabled", matchIfMissing = true)
+@ConditionalOnBooleanProperty("conch.standalone")
 public final class TestOfficesAutoConfiguration {
+
+  /** Whether this instance leads every office at the start of each test, else it follows. */
+  static final String LEADING = "conch.test.offices.leading";
 
   @Bean
   @ConditionalOnMissingBean
-  TestOffices conchTestOffices(LocalOffices localOffices, ObjectProvider<Elections> elections) {
-    return new TestOffices(localOffices, elections::getObject, TestOffices.DEFAULT_TIMEOUT);
+  LocalOffices conchLocalOffices() {
+    return new LocalOffices();
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  TestOffices conchTestOffices(
+      LocalOffices localOffices,
+      ObjectProvider<Elections> elections,
+      ListableBeanFactory beanFactory,
+      Environment environment) {
+    boolean leading = environment.getProperty(LEADING, Boolean.class, true);
+    LeaderOnlyCounts counts =
+        new LeaderOnlyCounts(beanFactory, () -> elections.getObject().offices());
+    return new TestOffices(
+        localOffices, elections::getObject, TestOffices.DEFAULT_TIMEOUT, leading, counts);
+  }
+
+  @Bean
+  TestOfficesStartState conchTestOfficesStartState(TestOffices offices) {
+    return new TestOfficesStartState(offices);
   }
 }

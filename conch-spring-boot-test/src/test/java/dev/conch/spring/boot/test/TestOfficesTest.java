@@ -1,11 +1,13 @@
 package dev.conch.spring.boot.test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
 
 import dev.conch.Holder;
 import dev.conch.Leadership;
 import dev.conch.LossReason;
+import dev.conch.State;
 import dev.conch.spring.CurrentLeadership;
 import dev.conch.spring.LeaderLifecycle;
 import dev.conch.spring.LeaderOnly;
@@ -28,7 +30,6 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.event.EventListener;
-import org.springframework.test.annotation.DirtiesContext;
 
 /**
  * Every scripted transition reaching what an application has: {@code @OnLeadership} methods,
@@ -44,7 +45,6 @@ import org.springframework.test.annotation.DirtiesContext;
       "management.endpoint.health.show-details=always"
     })
 @AutoConfigureTestOffices
-@DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_EACH_TEST_METHOD)
 @Timeout(60)
 class TestOfficesTest {
 
@@ -59,7 +59,15 @@ class TestOfficesTest {
   @LocalServerPort int port;
 
   @Test
-  void instanceLeadsAtFirstAndRevokeEndsTheTermAfterItsHooksRan() {
+  void instanceLeadsWhenTheFirstLineRuns() {
+    assertThat(this.offices.election("shop").state()).isEqualTo(State.LEADING);
+    Leadership term = this.offices.election("shop").leadership().orElseThrow();
+    assertThat(this.app.lines).contains("acquired " + term.token());
+    assertThat(this.job.run()).isEqualTo(term.token());
+  }
+
+  @Test
+  void revokeEndsTheTermAfterItsHooksRanAndKeepsTheInstanceOutUntilGranted() {
     Leadership term = this.offices.awaitLeading("shop");
     assertThat(this.job.run()).isEqualTo(term.token());
     await().atMost(Duration.ofSeconds(10)).until(this.container::isRunning);
@@ -71,15 +79,30 @@ class TestOfficesTest {
             "lost " + term.token() + " KEY_DELETED",
             "event " + term.token() + " KEY_DELETED");
     assertThat(this.container.history).contains("start", "stop");
-    Leadership next = this.offices.awaitLeading("shop");
+    // Alone in the office, the instance campaigns again at once: it must not win until granted.
+    await()
+        .during(Duration.ofSeconds(1))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> !this.offices.election("shop").isLeader());
+    assertThat(this.offices.store().leader("shop")).isEmpty();
+    assertThat(this.job.run()).isNull();
+    Leadership next = this.offices.grant("shop");
     assertThat(next.token()).isGreaterThan(term.token());
-    this.offices.awaitRuns("Job.run()", 1);
+    assertThat(this.job.run()).isEqualTo(next.token());
+    this.offices.awaitRuns(Job.class, "run", 2);
+    assertThat(this.offices.runs("Job.run()")).isEqualTo(2);
+    assertThat(this.offices.runs("shop")).isEqualTo(2);
+    assertThat(this.offices.skips(Job.class, "run")).isEqualTo(1);
   }
 
   @Test
-  void expireAndFailedRenewalCarryTheirReasons() {
+  void expireKeepsTheInstanceOutAndFailedRenewalLetsItLeadAgain() {
     Leadership first = this.offices.expire("shop");
+    assertThat(this.offices.election("shop").isLeader()).isFalse();
+    this.offices.grant("shop");
     Leadership second = this.offices.failRenewal("shop");
+    Leadership third = this.offices.awaitLeading("shop");
+    assertThat(third.token()).isGreaterThan(second.token());
     assertThat(this.app.lines)
         .contains(
             "lost " + first.token() + " LEASE_EXPIRED",
@@ -94,7 +117,7 @@ class TestOfficesTest {
     assertThat(other.rev()).isGreaterThan(mine);
     assertThat(this.offices.awaitFollowing("shop").id()).isEqualTo("node-b");
     assertThat(this.job.run()).isNull();
-    assertThat(this.offices.skips("Job.run()")).isEqualTo(1);
+    assertThat(this.offices.skips(Job.class, "run")).isEqualTo(1);
     assertThat(this.container.isRunning()).isFalse();
     assertThat(get("/actuator/conch/shop").body())
         .contains("\"id\":\"node-b\"", "\"rev\":" + other.rev());
@@ -105,6 +128,25 @@ class TestOfficesTest {
     assertThat(get("/actuator/conch/shop/assert").statusCode()).isEqualTo(200);
     assertThat(this.job.run()).isEqualTo(back.token());
     await().atMost(Duration.ofSeconds(10)).until(this.container::isRunning);
+  }
+
+  @Test
+  void anUnknownOfficeOrMethodIsRefusedAtOnceWithTheKnownOnes() {
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> this.offices.runs("invoices"))
+        .withMessageContaining("'invoices'")
+        .withMessageContaining("[shop]")
+        .withMessageContaining("Job.run()");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> this.offices.awaitRuns("Job.sendInvoices()", 1))
+        .withMessageContaining("Job.run()");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> this.offices.skips(Job.class, "sendInvoices"))
+        .withMessageContaining(Job.class.getName())
+        .withMessageContaining("'sendInvoices'")
+        .withMessageContaining("Job.run()");
+    assertThat(this.offices.runs("shop")).isZero();
+    assertThat(this.offices.runs(Job.class, "run")).isZero();
   }
 
   private HttpResponse<String> get(String path) throws Exception {
