@@ -24,12 +24,10 @@ import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.autoconfigure.availability.ApplicationAvailabilityAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
-import org.springframework.boot.availability.ApplicationAvailability;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
@@ -43,12 +41,10 @@ import org.springframework.core.env.Environment;
  * {@link EnableAutoConfiguration Auto-configuration} for conch: an etcd {@link Client}, one shared
  * {@link EtcdSession}, an {@link Election} bean per configured office, {@link OnLeadership} hooks,
  * leadership {@link LeadershipEvent events}, and campaigning from context start to context stop; an
- * {@code ExternalCommandRunner} when {@code conch.runner.command} is set; readiness that follows
- * leadership on request, published as availability change events. With {@code
+ * {@code ExternalCommandRunner} when {@code conch.runner.command} is set. With {@code
  * conch.standalone=true} offices are elected in memory instead, and always won.
  */
-@AutoConfiguration(
-    after = {SslAutoConfiguration.class, ApplicationAvailabilityAutoConfiguration.class})
+@AutoConfiguration(after = SslAutoConfiguration.class)
 @ConditionalOnClass({Election.class, Client.class})
 @ConditionalOnBooleanProperty(name = "conch.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(ConchProperties.class)
@@ -90,10 +86,8 @@ public final class ConchAutoConfiguration {
       Elections elections,
       OnLeadershipAnnotationBeanPostProcessor methods,
       ApplicationEventPublisher eventPublisher,
-      ObjectProvider<LeaderReadiness> leaderReadiness,
       ListableBeanFactory beanFactory) {
-    return new ConchLifecycle(
-        elections, methods, eventPublisher, leaderReadiness.getIfAvailable(), beanFactory);
+    return new ConchLifecycle(elections, methods, eventPublisher, beanFactory);
   }
 
   /** Elections in etcd, the default. */
@@ -252,22 +246,6 @@ public final class ConchAutoConfiguration {
               + " For local runs only; never in production.");
       return new ElectionFactory(
           properties, ConfiguredOffices.of(environment), localOffices::election, null);
-    }
-  }
-
-  /**
-   * Readiness that follows the leadership of the default office ({@code
-   * conch.health.readiness-leader=true}), published as availability change events.
-   */
-  @Configuration(proxyBeanMethods = false)
-  @ConditionalOnBooleanProperty("conch.health.readiness-leader")
-  static class LeaderReadinessConfiguration {
-
-    @Bean
-    LeaderReadiness conchLeaderReadiness(
-        ApplicationEventPublisher eventPublisher,
-        ObjectProvider<ApplicationAvailability> availability) {
-      return new LeaderReadiness(eventPublisher, availability);
     }
   }
 
