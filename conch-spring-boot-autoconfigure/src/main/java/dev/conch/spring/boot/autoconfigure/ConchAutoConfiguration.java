@@ -116,8 +116,9 @@ public final class ConchAutoConfiguration {
     Client etcdClient(
         EtcdConnectionDetails connectionDetails,
         ConchProperties properties,
-        ObjectProvider<EtcdClientBuilderCustomizer> customizers) {
-      Duration timeout = sessionOptions(properties).timeout();
+        ObjectProvider<EtcdClientBuilderCustomizer> customizers,
+        Environment environment) {
+      Duration timeout = sessionOptions(properties, environment).timeout();
       List<URI> endpoints = connectionDetails.getEndpoints();
       SslBundle sslBundle = connectionDetails.getSslBundle();
       boolean tls = sslBundle != null || endpoints.stream().anyMatch(EtcdConfiguration::isHttps);
@@ -167,11 +168,14 @@ public final class ConchAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     EtcdSession etcdSession(
-        Client etcdClient, ConchProperties properties, ListableBeanFactory beanFactory) {
+        Client etcdClient,
+        ConchProperties properties,
+        ListableBeanFactory beanFactory,
+        Environment environment) {
       if (!(etcdClient instanceof DeferredEtcdClient)) {
         warnAboutOwnClient(beanFactory);
       }
-      return EtcdSession.open(etcdClient, sessionOptions(properties));
+      return EtcdSession.open(etcdClient, sessionOptions(properties, environment));
     }
 
     /**
@@ -207,18 +211,19 @@ public final class ConchAutoConfiguration {
           properties, ConfiguredOffices.of(environment), etcdSession::election, timings);
     }
 
-    /** The session options conch.* describe, each refusal naming its property. */
-    static SessionOptions sessionOptions(ConchProperties properties) {
-      return SettingProperties.SHARED.check(
-          () -> {
-            SessionOptions options =
-                SessionOptions.defaults()
-                    .withPrefix(properties.getEtcd().getPrefix())
-                    .withTtl(properties.getTtl())
-                    .withTimeout(properties.getEtcd().getTimeout());
-            Duration renewInterval = properties.getRenewInterval();
-            return (renewInterval != null) ? options.withRenewInterval(renewInterval) : options;
-          });
+    /** The session options conch.* describe, each refusal naming its property and typed value. */
+    static SessionOptions sessionOptions(ConchProperties properties, Environment environment) {
+      return SettingProperties.shared(environment)
+          .check(
+              () -> {
+                SessionOptions options =
+                    SessionOptions.defaults()
+                        .withPrefix(properties.getEtcd().getPrefix())
+                        .withTtl(properties.getTtl())
+                        .withTimeout(properties.getEtcd().getTimeout());
+                Duration renewInterval = properties.getRenewInterval();
+                return (renewInterval != null) ? options.withRenewInterval(renewInterval) : options;
+              });
     }
 
     private static boolean isHttps(URI endpoint) {
