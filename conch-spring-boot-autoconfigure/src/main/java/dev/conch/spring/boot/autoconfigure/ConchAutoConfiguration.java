@@ -35,6 +35,7 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.env.Environment;
 
 /**
@@ -49,6 +50,7 @@ import org.springframework.core.env.Environment;
 @ConditionalOnBooleanProperty(name = "conch.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(ConchProperties.class)
 @Import(ExternalCommandRunnerConfiguration.class)
+@ImportRuntimeHints(ConchRuntimeHints.class)
 public final class ConchAutoConfiguration {
 
   private static final Log logger = LogFactory.getLog(ConchAutoConfiguration.class);
