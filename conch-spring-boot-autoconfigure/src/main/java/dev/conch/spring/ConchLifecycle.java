@@ -50,8 +50,6 @@ public final class ConchLifecycle implements SmartLifecycle, SmartInitializingSi
 
   private final ApplicationEventPublisher eventPublisher;
 
-  private final @Nullable LeadershipHandler leaderReadiness;
-
   private final Supplier<List<RequiredOffices>> requiredOffices;
 
   private final Supplier<@Nullable LeadershipObserver> observer;
@@ -68,29 +66,25 @@ public final class ConchLifecycle implements SmartLifecycle, SmartInitializingSi
   ConchLifecycle(
       Elections elections,
       OnLeadershipAnnotationBeanPostProcessor methods,
-      ApplicationEventPublisher eventPublisher,
-      @Nullable LeadershipHandler leaderReadiness) {
-    this(elections, methods, eventPublisher, leaderReadiness, List.of());
+      ApplicationEventPublisher eventPublisher) {
+    this(elections, methods, eventPublisher, List.of());
   }
 
   ConchLifecycle(
       Elections elections,
       OnLeadershipAnnotationBeanPostProcessor methods,
       ApplicationEventPublisher eventPublisher,
-      @Nullable LeadershipHandler leaderReadiness,
       List<RequiredOffices> requiredOffices) {
-    this(elections, methods, eventPublisher, leaderReadiness, requiredOffices, null);
+    this(elections, methods, eventPublisher, requiredOffices, null);
   }
 
   ConchLifecycle(
       Elections elections,
       OnLeadershipAnnotationBeanPostProcessor methods,
       ApplicationEventPublisher eventPublisher,
-      @Nullable LeadershipHandler leaderReadiness,
       List<RequiredOffices> requiredOffices,
       @Nullable LeadershipObserver observer) {
-    this(
-        elections, methods, eventPublisher, leaderReadiness, () -> requiredOffices, () -> observer);
+    this(elections, methods, eventPublisher, () -> requiredOffices, () -> observer);
   }
 
   /**
@@ -99,7 +93,6 @@ public final class ConchLifecycle implements SmartLifecycle, SmartInitializingSi
    * @param elections the application's elections
    * @param methods the {@code @OnLeadership} methods of the application's beans
    * @param eventPublisher where the leadership events go
-   * @param leaderReadiness the handler that follows the default office for readiness, or null
    * @param beanFactory where the lifecycle finds, once every singleton exists, what else needs an
    *     office ({@code @LeaderOnly} methods, {@code @LeaderLifecycle} beans) and the {@code
    *     ObservationRegistry} that observes the hooks, with the application's {@link
@@ -109,13 +102,11 @@ public final class ConchLifecycle implements SmartLifecycle, SmartInitializingSi
       Elections elections,
       OnLeadershipAnnotationBeanPostProcessor methods,
       ApplicationEventPublisher eventPublisher,
-      @Nullable LeadershipHandler leaderReadiness,
       BeanFactory beanFactory) {
     this(
         elections,
         methods,
         eventPublisher,
-        leaderReadiness,
         () -> beanFactory.getBeanProvider(RequiredOffices.class).orderedStream().toList(),
         () -> ConchObservations.of(beanFactory));
   }
@@ -124,14 +115,12 @@ public final class ConchLifecycle implements SmartLifecycle, SmartInitializingSi
       Elections elections,
       OnLeadershipAnnotationBeanPostProcessor methods,
       ApplicationEventPublisher eventPublisher,
-      @Nullable LeadershipHandler leaderReadiness,
       Supplier<List<RequiredOffices>> requiredOffices,
       Supplier<@Nullable LeadershipObserver> observer) {
     this.observer = observer;
     this.elections = elections;
     this.methods = methods;
     this.eventPublisher = eventPublisher;
-    this.leaderReadiness = leaderReadiness;
     this.requiredOffices = requiredOffices;
   }
 
@@ -160,47 +149,15 @@ public final class ConchLifecycle implements SmartLifecycle, SmartInitializingSi
               + " conch.offices.<office>.*, annotate a method with @OnLeadership, or set"
               + " conch.enabled=false");
     }
-    Election readinessElection = (this.leaderReadiness != null) ? readinessElection() : null;
     LeadershipObserver observer = this.observer.get();
     for (Election election : this.elections.all()) {
       ElectionEventPublisher publisher = new ElectionEventPublisher(election, this.eventPublisher);
       // First: the events are published before any hook of the term runs.
       election.addHandler(publisher);
       register(election, byElection.getOrDefault(election, List.of()), observer);
-      if (election == readinessElection) {
-        // Last: ready once every acquire hook succeeded, not ready before any lose hook runs.
-        election.addHandler(this.leaderReadiness);
-      }
       election.addListener(publisher);
       this.publishers.put(election, publisher);
     }
-  }
-
-  /** The election readiness follows: the default office's, which must be campaigned for. */
-  private Election readinessElection() {
-    String office =
-        this.elections
-            .defaultOffice()
-            .orElseThrow(
-                () ->
-                    new InvalidArgumentException(
-                        "conch.health.readiness-leader",
-                        "true",
-                        "a default office whose leadership readiness follows: set conch.office or"
-                            + " spring.application.name"));
-    return this.elections
-        .find(office)
-        .orElseThrow(
-            () ->
-                new InvalidArgumentException(
-                    "conch.health.readiness-leader",
-                    "true",
-                    "a default office this instance campaigns for, else it would never be ready:"
-                        + " office '"
-                        + office
-                        + "' has no election (this instance campaigns for "
-                        + this.elections.offices()
-                        + "); add an Election bean for it or set conch.office to one of those"));
   }
 
   /**

@@ -1,14 +1,14 @@
 package dev.conch.spring;
 
 import dev.conch.InvalidArgumentException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
-import org.springframework.beans.BeanWrapper;
-import org.springframework.beans.PropertyAccessorFactory;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -17,6 +17,7 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.context.Lifecycle;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.util.ReflectionUtils;
 
 /**
  * Finds the {@link Lifecycle} beans bound to an office, by {@link LeaderLifecycle @LeaderLifecycle}
@@ -87,8 +88,8 @@ public final class LeaderLifecycleBeanPostProcessor
               + bean.getClass().getName());
     }
     if (lifecycle instanceof SmartLifecycle smart && smart.isAutoStartup()) {
-      BeanWrapper wrapper = PropertyAccessorFactory.forBeanPropertyAccess(bean);
-      if (!wrapper.isWritableProperty("autoStartup")) {
+      Method setter = autoStartupSetter(bean.getClass());
+      if (setter == null) {
         throw new InvalidArgumentException(
             source,
             beanName,
@@ -97,7 +98,10 @@ public final class LeaderLifecycleBeanPostProcessor
                 + "' returns true from isAutoStartup() and has no setAutoStartup(boolean);"
                 + " make isAutoStartup() return false");
       }
-      wrapper.setPropertyValue("autoStartup", false);
+      // Public, but possibly on a class that is not (as a BeanWrapper would, it is made
+      // accessible).
+      ReflectionUtils.makeAccessible(setter);
+      ReflectionUtils.invokeMethod(setter, bean, false);
     }
     String office = (byProperty != null) ? byProperty : byAnnotation;
     synchronized (this.bindings) {
@@ -126,6 +130,20 @@ public final class LeaderLifecycleBeanPostProcessor
             this.beanFactory.getBean(name);
           }
         });
+  }
+
+  /**
+   * The public {@code setAutoStartup(boolean)} of a {@link SmartLifecycle} type, if it has one:
+   * Spring's containers each declare their own (there is no interface for it), and ahead of time
+   * {@link LeaderLifecycleBeanRegistrationAotProcessor} registers this same method for a native
+   * image.
+   */
+  static @Nullable Method autoStartupSetter(Class<?> type) {
+    if (!SmartLifecycle.class.isAssignableFrom(type)) {
+      return null;
+    }
+    Method setter = ReflectionUtils.findMethod(type, "setAutoStartup", boolean.class);
+    return (setter != null && Modifier.isPublic(setter.getModifiers())) ? setter : null;
   }
 
   /** Every bound bean, in the order they were created. */

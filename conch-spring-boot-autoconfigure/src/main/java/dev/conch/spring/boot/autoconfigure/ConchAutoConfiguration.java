@@ -24,12 +24,10 @@ import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.autoconfigure.availability.ApplicationAvailabilityAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
-import org.springframework.boot.availability.ApplicationAvailability;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
@@ -37,22 +35,22 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.env.Environment;
 
 /**
  * {@link EnableAutoConfiguration Auto-configuration} for conch: an etcd {@link Client}, one shared
  * {@link EtcdSession}, an {@link Election} bean per configured office, {@link OnLeadership} hooks,
  * leadership {@link LeadershipEvent events}, and campaigning from context start to context stop; an
- * {@code ExternalCommandRunner} when {@code conch.runner.command} is set; readiness that follows
- * leadership on request, published as availability change events. With {@code
+ * {@code ExternalCommandRunner} when {@code conch.runner.command} is set. With {@code
  * conch.standalone=true} offices are elected in memory instead, and always won.
  */
-@AutoConfiguration(
-    after = {SslAutoConfiguration.class, ApplicationAvailabilityAutoConfiguration.class})
+@AutoConfiguration(after = SslAutoConfiguration.class)
 @ConditionalOnClass({Election.class, Client.class})
 @ConditionalOnBooleanProperty(name = "conch.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(ConchProperties.class)
 @Import(ExternalCommandRunnerConfiguration.class)
+@ImportRuntimeHints(ConchRuntimeHints.class)
 public final class ConchAutoConfiguration {
 
   private static final Log logger = LogFactory.getLog(ConchAutoConfiguration.class);
@@ -90,10 +88,8 @@ public final class ConchAutoConfiguration {
       Elections elections,
       OnLeadershipAnnotationBeanPostProcessor methods,
       ApplicationEventPublisher eventPublisher,
-      ObjectProvider<LeaderReadiness> leaderReadiness,
       ListableBeanFactory beanFactory) {
-    return new ConchLifecycle(
-        elections, methods, eventPublisher, leaderReadiness.getIfAvailable(), beanFactory);
+    return new ConchLifecycle(elections, methods, eventPublisher, beanFactory);
   }
 
   /** Elections in etcd, the default. */
@@ -122,8 +118,9 @@ public final class ConchAutoConfiguration {
     Client etcdClient(
         EtcdConnectionDetails connectionDetails,
         ConchProperties properties,
-        ObjectProvider<EtcdClientBuilderCustomizer> customizers) {
-      Duration timeout = sessionOptions(properties).timeout();
+        ObjectProvider<EtcdClientBuilderCustomizer> customizers,
+        Environment environment) {
+      Duration timeout = sessionOptions(properties, environment).timeout();
       List<URI> endpoints = connectionDetails.getEndpoints();
       SslBundle sslBundle = connectionDetails.getSslBundle();
       boolean tls = sslBundle != null || endpoints.stream().anyMatch(EtcdConfiguration::isHttps);
@@ -173,11 +170,14 @@ public final class ConchAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     EtcdSession etcdSession(
-        Client etcdClient, ConchProperties properties, ListableBeanFactory beanFactory) {
+        Client etcdClient,
+        ConchProperties properties,
+        ListableBeanFactory beanFactory,
+        Environment environment) {
       if (!(etcdClient instanceof DeferredEtcdClient)) {
         warnAboutOwnClient(beanFactory);
       }
-      return EtcdSession.open(etcdClient, sessionOptions(properties));
+      return EtcdSession.open(etcdClient, sessionOptions(properties, environment));
     }
 
     /**
@@ -213,18 +213,19 @@ public final class ConchAutoConfiguration {
           properties, ConfiguredOffices.of(environment), etcdSession::election, timings);
     }
 
-    /** The session options conch.* describe, each refusal naming its property. */
-    static SessionOptions sessionOptions(ConchProperties properties) {
-      return SettingProperties.SHARED.check(
-          () -> {
-            SessionOptions options =
-                SessionOptions.defaults()
-                    .withPrefix(properties.getEtcd().getPrefix())
-                    .withTtl(properties.getTtl())
-                    .withTimeout(properties.getEtcd().getTimeout());
-            Duration renewInterval = properties.getRenewInterval();
-            return (renewInterval != null) ? options.withRenewInterval(renewInterval) : options;
-          });
+    /** The session options conch.* describe, each refusal naming its property and typed value. */
+    static SessionOptions sessionOptions(ConchProperties properties, Environment environment) {
+      return SettingProperties.shared(environment)
+          .check(
+              () -> {
+                SessionOptions options =
+                    SessionOptions.defaults()
+                        .withPrefix(properties.getEtcd().getPrefix())
+                        .withTtl(properties.getTtl())
+                        .withTimeout(properties.getEtcd().getTimeout());
+                Duration renewInterval = properties.getRenewInterval();
+                return (renewInterval != null) ? options.withRenewInterval(renewInterval) : options;
+              });
     }
 
     private static boolean isHttps(URI endpoint) {
@@ -256,22 +257,6 @@ public final class ConchAutoConfiguration {
         LocalOffices localOffices, ConchProperties properties, Environment environment) {
       return new ElectionFactory(
           properties, ConfiguredOffices.of(environment), localOffices::election, null);
-    }
-  }
-
-  /**
-   * Readiness that follows the leadership of the default office ({@code
-   * conch.health.readiness-leader=true}), published as availability change events.
-   */
-  @Configuration(proxyBeanMethods = false)
-  @ConditionalOnBooleanProperty("conch.health.readiness-leader")
-  static class LeaderReadinessConfiguration {
-
-    @Bean
-    LeaderReadiness conchLeaderReadiness(
-        ApplicationEventPublisher eventPublisher,
-        ObjectProvider<ApplicationAvailability> availability) {
-      return new LeaderReadiness(eventPublisher, availability);
     }
   }
 

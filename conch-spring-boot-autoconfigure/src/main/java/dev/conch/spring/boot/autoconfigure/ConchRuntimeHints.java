@@ -8,8 +8,9 @@ import org.springframework.boot.context.properties.bind.BindableRuntimeHintsRegi
 /**
  * Hints for what conch binds by reflection outside of its configuration properties beans: the
  * offices are bound from the environment ({@code conch.offices.<name>.*} into {@link
- * ConchProperties.Office}) before any bean exists, to register the Election beans. The hook methods
- * are registered per bean, by {@code dev.conch.spring.OnLeadershipBeanRegistrationAotProcessor}.
+ * ConchProperties.Office}) before any bean exists, to register the Election beans. Imported by
+ * {@link ConchAutoConfiguration}, so only an application that runs conch gets them. The hook
+ * methods are registered through {@code @OnLeadership}, which is {@code @Reflective}.
  */
 class ConchRuntimeHints implements RuntimeHintsRegistrar {
 

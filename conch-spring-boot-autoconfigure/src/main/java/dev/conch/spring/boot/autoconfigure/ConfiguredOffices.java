@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.Environment;
+import org.springframework.core.env.PropertyResolver;
 import org.springframework.util.StringUtils;
 
 /**
@@ -22,12 +23,14 @@ import org.springframework.util.StringUtils;
  *     {@code null}
  * @param names the default office, each key of {@code conch.offices}, then the runner's office, in
  *     order
+ * @param environment where they were read, for the values as the user wrote them
  */
 record ConfiguredOffices(
     @Nullable String defaultOffice,
     String defaultOfficeProperty,
     @Nullable String runnerOffice,
-    Set<String> names) {
+    Set<String> names,
+    @Nullable PropertyResolver environment) {
 
   static ConfiguredOffices of(Environment environment) {
     Binder binder = Binder.get(environment);
@@ -60,15 +63,19 @@ record ConfiguredOffices(
       }
     }
     return new ConfiguredOffices(
-        office, property, runnerOffice, Collections.unmodifiableSet(names));
+        office, property, runnerOffice, Collections.unmodifiableSet(names), environment);
   }
 
-  /** Whether {@code conch.runner.command} is set, which asks for an ExternalCommandRunner. */
+  /** The property whose presence asks for an ExternalCommandRunner. */
+  static final String RUNNER_COMMAND = "conch.runner.command";
+
+  /**
+   * Whether {@code conch.runner.command} is set, which asks for an ExternalCommandRunner: bound as
+   * Boot's {@code OnPropertyListCondition} binds it, so that both agree (an empty command is set,
+   * and refused by the runner).
+   */
   static boolean hasRunnerCommand(Environment environment) {
-    return Binder.get(environment)
-        .bind("conch.runner.command", Bindable.listOf(String.class))
-        .map(command -> !command.isEmpty())
-        .orElse(false);
+    return Binder.get(environment).bind(RUNNER_COMMAND, Bindable.listOf(String.class)).isBound();
   }
 
   /** The property an office's name came from, for error messages. */

@@ -45,15 +45,17 @@ final class ElectionsRegistrar implements BeanDefinitionRegistryPostProcessor {
     boolean supervised = registry.containsBeanDefinition(SupervisedOffice.BEAN_NAME);
     if (offices.runnerOffice() != null && !supervised) {
       // Only where the runner's condition was decided with another environment: ahead of time.
-      throw new InvalidArgumentException(
-          "conch.runner.command",
-          Binder.get(this.environment)
-              .bind("conch.runner.command", Bindable.listOf(String.class))
-              .map(command -> String.join(" ", command))
-              .orElse(null),
-          "no command in an application whose code was generated ahead of time without one: the"
-              + " runner is a condition decided at build time, so set conch.runner.command (or"
-              + " the profile that sets it) when running spring-boot:process-aot as well");
+      throw SettingProperties.asPropertyValue(
+          new InvalidArgumentException(
+              "conch.runner.command",
+              Binder.get(this.environment)
+                  .bind("conch.runner.command", Bindable.listOf(String.class))
+                  .map(command -> String.join(" ", command))
+                  .orElse(null),
+              "no command in an application whose code was generated ahead of time without one: the"
+                  + " runner is a condition decided at build time, so set conch.runner.command (or"
+                  + " the profile that sets it) when running spring-boot:process-aot as well"),
+          this.environment);
     }
     for (String office : offices.names()) {
       RootBeanDefinition definition;

@@ -5,16 +5,14 @@ import dev.conch.process.ExternalCommandRunner;
 import dev.conch.spring.ExternalCommandRunnerLifecycle;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
-import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
-import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.autoconfigure.condition.ConditionMessage;
+import org.springframework.boot.autoconfigure.condition.OnPropertyListCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Scope;
 import org.springframework.core.env.Environment;
-import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
  * The {@link ExternalCommandRunner} bean, when {@code conch.runner.command} is set. Its election is
@@ -55,15 +53,16 @@ class ExternalCommandRunnerConfiguration {
         supervisedOffice.election().office(), supervisedOffice::start, supervisedOffice::stop);
   }
 
-  /** Matches when {@code conch.runner.command} is set, in any of its forms (list or indexed). */
-  static class OnRunnerCommandCondition extends SpringBootCondition {
+  /**
+   * Matches when {@code conch.runner.command} is set, in any of its forms (a comma-separated list
+   * or indexed): Boot's own condition on a list property.
+   */
+  static class OnRunnerCommandCondition extends OnPropertyListCondition {
 
-    @Override
-    public ConditionOutcome getMatchOutcome(
-        ConditionContext context, AnnotatedTypeMetadata metadata) {
-      return ConfiguredOffices.hasRunnerCommand(context.getEnvironment())
-          ? ConditionOutcome.match("conch.runner.command is set")
-          : ConditionOutcome.noMatch("conch.runner.command is not set");
+    OnRunnerCommandCondition() {
+      super(
+          ConfiguredOffices.RUNNER_COMMAND,
+          () -> ConditionMessage.forCondition("ExternalCommandRunner"));
     }
   }
 }

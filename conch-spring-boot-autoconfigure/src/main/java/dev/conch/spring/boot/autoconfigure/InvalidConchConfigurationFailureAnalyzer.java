@@ -5,8 +5,10 @@ import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
 /**
- * Explains a startup that failed on a conch setting: which property, what value it had, and what
- * would be accepted.
+ * Explains a startup that failed on a conch setting that Boot's analysis of an invalid property
+ * value cannot explain: a value that is missing (nothing set it) or a setting that is no property
+ * (a bean's). A refused property value is Boot's {@code InvalidConfigurationPropertyValueException}
+ * (see {@link SettingProperties}), which Boot explains with the value's origin.
  */
 class InvalidConchConfigurationFailureAnalyzer
     extends AbstractFailureAnalyzer<InvalidArgumentException> {

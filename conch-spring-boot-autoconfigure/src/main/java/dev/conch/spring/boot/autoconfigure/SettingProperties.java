@@ -8,11 +8,17 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.core.env.PropertyResolver;
 
 /**
  * The {@code conch.*} property behind each {@link Setting} of conch-core: the one place where the
  * core's names meet the properties, so that a refusal names what the user wrote ({@code conch.ttl}
  * where the core says {@code ttl}).
+ *
+ * <p>A refused value becomes Boot's {@link InvalidConfigurationPropertyValueException}, whose
+ * failure analysis shows the value as the user wrote it, in each property source that sets it, with
+ * its origin (file and line, command-line argument); the reason is conch-core's: what is accepted.
  */
 final class SettingProperties {
 
@@ -40,7 +46,7 @@ final class SettingProperties {
           entry(Setting.ELECTION_NAME, "conch.etcd.prefix"));
 
   /** The properties of the settings shared by every office: the session's, the connection's. */
-  static final SettingProperties SHARED = new SettingProperties(null, null, null);
+  static final SettingProperties SHARED = new SettingProperties(null, null, null, null);
 
   private final @Nullable String office;
 
@@ -48,13 +54,25 @@ final class SettingProperties {
 
   private final ConchProperties.@Nullable Office own;
 
+  private final @Nullable PropertyResolver environment;
+
   private SettingProperties(
       @Nullable String office,
       @Nullable String officeProperty,
-      ConchProperties.@Nullable Office own) {
+      ConchProperties.@Nullable Office own,
+      @Nullable PropertyResolver environment) {
     this.office = office;
     this.officeProperty = officeProperty;
     this.own = own;
+    this.environment = environment;
+  }
+
+  /**
+   * The properties of the shared settings, whose refused values are echoed as {@code environment}
+   * has them: as the user wrote them ({@code 1500ms}, where the core would say {@code 1s500ms}).
+   */
+  static SettingProperties shared(PropertyResolver environment) {
+    return new SettingProperties(null, null, null, environment);
   }
 
   /**
@@ -64,7 +82,10 @@ final class SettingProperties {
   static SettingProperties of(
       ConchProperties properties, ConfiguredOffices offices, String office) {
     return new SettingProperties(
-        office, offices.propertyOf(office), properties.getOffices().get(office));
+        office,
+        offices.propertyOf(office),
+        properties.getOffices().get(office),
+        offices.environment());
   }
 
   /** The property that sets {@code setting}; {@code null} when no property does. */
@@ -87,11 +108,45 @@ final class SettingProperties {
     try {
       return check.get();
     } catch (InvalidArgumentException ex) {
-      throw named(ex);
+      throw invalid(ex);
     }
   }
 
-  /** {@code ex} under the property of its setting; one named already stays as it is. */
+  /**
+   * {@code ex} under the property of its setting, as Boot's refusal of a property value; one named
+   * already keeps its name, and one without a value (nothing was set) stays as it is.
+   */
+  RuntimeException invalid(InvalidArgumentException ex) {
+    return asPropertyValue(named(ex), this.environment);
+  }
+
+  /**
+   * {@code ex} as Boot's refusal of the property it names, when it names one and a value; it is
+   * kept as a suppressed exception, for its stack trace.
+   */
+  static RuntimeException asPropertyValue(
+      InvalidArgumentException ex, @Nullable PropertyResolver environment) {
+    if (ex.value() == null || !ex.name().contains(".")) {
+      return ex;
+    }
+    String typed = (environment != null) ? typed(environment, ex.name()) : null;
+    InvalidConfigurationPropertyValueException invalid =
+        new InvalidConfigurationPropertyValueException(
+            ex.name(), (typed != null) ? typed : ex.value(), "Accepted: " + ex.accepted() + ".");
+    invalid.addSuppressed(ex);
+    return invalid;
+  }
+
+  /** The value of {@code property} as written, if it is one plain value (not a list or a map). */
+  private static @Nullable String typed(PropertyResolver environment, String property) {
+    try {
+      return environment.getProperty(property);
+    } catch (RuntimeException ex) {
+      // An unresolvable placeholder, say: the core's rendering of the value is echoed instead.
+      return null;
+    }
+  }
+
   InvalidArgumentException named(InvalidArgumentException ex) {
     if (ex.isRenamed()) {
       return ex;

@@ -58,8 +58,10 @@ final class SupervisedOffice implements AutoCloseable {
    *
    * @param prefix the etcd key prefix, so that the command sees {@code ETCD_LOCK_KEY}; {@code null}
    *     without etcd
-   * @throws InvalidArgumentException naming the property whose value was refused; a kill-after that
-   *     cannot fit before the lease deadline is refused as {@code conch.runner.kill-after}
+   * @throws
+   *     org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException
+   *     naming the property whose value was refused; a kill-after that cannot fit before the lease
+   *     deadline is refused as {@code conch.runner.kill-after}
    */
   static SupervisedOffice create(
       ConchRunnerProperties runner,
@@ -105,7 +107,7 @@ final class SupervisedOffice implements AutoCloseable {
             ExternalCommandRunner built = builder.build();
             return new RunnerElection.Generation(built, created.get());
           } catch (InvalidArgumentException ex) {
-            throw properties.named(ex);
+            throw properties.invalid(ex);
           }
         };
     // The first runner is built now, so that a refused setting fails startup.

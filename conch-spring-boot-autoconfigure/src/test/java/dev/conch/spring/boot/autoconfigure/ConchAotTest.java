@@ -5,11 +5,13 @@ import static org.awaitility.Awaitility.await;
 
 import dev.conch.Election;
 import dev.conch.Leadership;
+import dev.conch.spring.LeaderLifecycle;
 import dev.conch.spring.OnLeadership;
 import dev.conch.spring.OnLeadership.Transition;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpointWebExtension;
 import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpointAutoConfiguration;
+import dev.conch.spring.boot.autoconfigure.lifecycle.LeaderLifecycleAutoConfiguration;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -23,6 +25,7 @@ import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.test.util.TestPropertyValues;
 import org.springframework.context.ApplicationContextInitializer;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -101,6 +104,42 @@ class ConchAotTest {
   }
 
   @Test
+  void withConchSwitchedOffItsHintsAreNotRegistered() {
+    RuntimeHints hints = generate("conch.enabled=false").context().getRuntimeHints();
+
+    assertThat(
+            RuntimeHintsPredicates.reflection()
+                .onMethodInvocation(ConchProperties.Office.class, "setHookTimeout"))
+        .rejects(hints);
+    assertThat(
+            RuntimeHintsPredicates.reflection()
+                .onMethodInvocation(ConchRunnerProperties.class, "setCommand"))
+        .rejects(hints);
+  }
+
+  @Test
+  void autoStartupSetterOfLifecycleBeansIsRegisteredForInvocation() {
+    RuntimeHints hints =
+        generate(LifecycleApplication.class, "conch.office=reports").context().getRuntimeHints();
+
+    assertThat(
+            RuntimeHintsPredicates.reflection()
+                .onMethodInvocation(ListenerContainer.class, "setAutoStartup"))
+        .accepts(hints);
+  }
+
+  @Test
+  void withoutConchsLifecycleSupportNoAutoStartupSetterIsRegistered() {
+    RuntimeHints hints =
+        generate(LifecycleApplication.class, "conch.enabled=false").context().getRuntimeHints();
+
+    assertThat(
+            RuntimeHintsPredicates.reflection()
+                .onMethodInvocation(ListenerContainer.class, "setAutoStartup"))
+        .rejects(hints);
+  }
+
+  @Test
   void endpointOperationsAndEveryDescriptorTheyAnswerWithAreRegistered() {
     RuntimeHints hints =
         generate(
@@ -160,6 +199,49 @@ class ConchAotTest {
   @Configuration(proxyBeanMethods = false)
   @ImportAutoConfiguration({ConchAutoConfiguration.class, ConchEndpointAutoConfiguration.class})
   static class EndpointApplication {}
+
+  @Configuration(proxyBeanMethods = false)
+  @ImportAutoConfiguration({ConchAutoConfiguration.class, LeaderLifecycleAutoConfiguration.class})
+  static class LifecycleApplication {
+
+    @Bean
+    @LeaderLifecycle
+    ListenerContainer listenerContainer() {
+      return new ListenerContainer();
+    }
+  }
+
+  /** Like Spring's listener containers: a SmartLifecycle with a setter of its own. */
+  public static class ListenerContainer implements SmartLifecycle {
+
+    private volatile boolean autoStartup = true;
+
+    private volatile boolean running;
+
+    public void setAutoStartup(boolean autoStartup) {
+      this.autoStartup = autoStartup;
+    }
+
+    @Override
+    public boolean isAutoStartup() {
+      return this.autoStartup;
+    }
+
+    @Override
+    public void start() {
+      this.running = true;
+    }
+
+    @Override
+    public void stop() {
+      this.running = false;
+    }
+
+    @Override
+    public boolean isRunning() {
+      return this.running;
+    }
+  }
 
   record Qualified(Election billing) {}
 

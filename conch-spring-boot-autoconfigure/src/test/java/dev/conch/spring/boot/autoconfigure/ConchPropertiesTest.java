@@ -8,6 +8,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.env.StandardEnvironment;
 import org.springframework.mock.env.MockEnvironment;
 
 /** The defaults of {@link ConchProperties} are the core's own. */
@@ -28,7 +29,9 @@ class ConchPropertiesTest {
   @Test
   void renewIntervalDefaultIsLeftToTheSessionAsAThirdOfTheTtl() {
     assertThat(this.properties.getRenewInterval()).isNull();
-    assertThat(ConchAutoConfiguration.EtcdConfiguration.sessionOptions(this.properties))
+    assertThat(
+            ConchAutoConfiguration.EtcdConfiguration.sessionOptions(
+                this.properties, new StandardEnvironment()))
         .isEqualTo(SessionOptions.defaults());
   }
 

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.env.Environment;
@@ -146,27 +147,37 @@ class ExternalCommandRunnerConfigurationTest {
 
   @Test
   void killAfterThatDoesNotFitBeforeTheLeaseDeadlineIsRefusedUnderItsProperty() {
-    FailureAnalysis analysis =
-        analyze(
+    InvalidConfigurationPropertyValueException refusal =
+        refusal(
             "conch.standalone=false",
             "conch.etcd.endpoints=http://127.0.0.1:1",
             "conch.ttl=10s",
             "conch.runner.command=sleep,600",
-            "conch.runner.kill-after=9s");
+            "conch.runner.kill-after=9000ms");
 
-    assertThat(analysis.getDescription())
-        .isEqualTo("Invalid value '9s' for 'conch.runner.kill-after'.");
-    assertThat(analysis.getAction())
-        .startsWith("Update 'conch.runner.kill-after'. Accepted: kill-after + 500ms")
+    assertThat(refusal.getName()).isEqualTo("conch.runner.kill-after");
+    assertThat(refusal.getValue()).isEqualTo("9000ms");
+    assertThat(refusal.getReason())
+        .startsWith("Accepted: kill-after + 500ms")
         .contains("must leave at least 400ms of the ttl (10s)");
   }
 
   @Test
   void commandThatIsNotFoundIsRefusedUnderItsProperty() {
-    FailureAnalysis analysis = analyze("conch.runner.command=no-such-program-of-conch");
+    InvalidConfigurationPropertyValueException refusal =
+        refusal("conch.runner.command=no-such-program-of-conch");
 
-    assertThat(analysis.getDescription())
-        .isEqualTo("Invalid value 'no-such-program-of-conch' for 'conch.runner.command'.");
+    assertThat(refusal.getName()).isEqualTo("conch.runner.command");
+    assertThat(refusal.getValue()).isEqualTo("no-such-program-of-conch");
+  }
+
+  @Test
+  void emptyCommandIsRefusedUnderItsProperty() {
+    // Set, if empty: Boot's list condition asks for the runner, which refuses to run nothing.
+    InvalidConfigurationPropertyValueException refusal = refusal("conch.runner.command=");
+
+    assertThat(refusal.getName()).isEqualTo("conch.runner.command");
+    assertThat(refusal.getReason()).isNotBlank();
   }
 
   @Test
@@ -186,10 +197,16 @@ class ExternalCommandRunnerConfigurationTest {
             });
   }
 
-  private FailureAnalysis analyze(String... properties) {
-    return ConchTestSupport.analyze(
-        this.contextRunner.withPropertyValues(properties),
-        new InvalidConchConfigurationFailureAnalyzer());
+  private InvalidConfigurationPropertyValueException refusal(String... properties) {
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    this.contextRunner
+        .withPropertyValues(properties)
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              failure.set(context.getStartupFailure());
+            });
+    return InvalidConchConfigurationFailureAnalyzerTest.refusalIn(failure.get());
   }
 
   /** Hooks of the runner's office that look at its command when they run. */

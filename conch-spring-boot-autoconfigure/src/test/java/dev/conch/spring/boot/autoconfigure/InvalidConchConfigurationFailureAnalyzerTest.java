@@ -6,15 +6,19 @@ import dev.conch.spring.OnLeadership;
 import dev.conch.spring.OnLeadership.Transition;
 import java.net.URI;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
- * Invalid configuration fails startup, and {@link InvalidConchConfigurationFailureAnalyzer} names
- * the property, the bad value and what is accepted.
+ * Invalid configuration fails startup: a refused value as Boot's {@link
+ * InvalidConfigurationPropertyValueException} naming the property, the value and (its reason) what
+ * is accepted; a missing one through {@link InvalidConchConfigurationFailureAnalyzer}. What Boot's
+ * analysis makes of the former, origin included, {@link InvalidPropertyStartupTest} shows.
  */
 class InvalidConchConfigurationFailureAnalyzerTest {
 
@@ -28,51 +32,54 @@ class InvalidConchConfigurationFailureAnalyzerTest {
 
   @Test
   void fractionalTtlIsRefused() {
-    FailureAnalysis analysis = analyze("conch.ttl=1500ms");
+    InvalidConfigurationPropertyValueException refusal = refusal("conch.ttl=1500ms");
 
-    assertThat(analysis.getDescription()).isEqualTo("Invalid value '1s500ms' for 'conch.ttl'.");
-    assertThat(analysis.getAction())
-        .isEqualTo("Update 'conch.ttl'. Accepted: whole seconds, at least 2s.");
+    assertThat(refusal.getName()).isEqualTo("conch.ttl");
+    assertThat(refusal.getReason()).isEqualTo("Accepted: whole seconds, at least 2s.");
   }
 
   @Test
   void ttlBelowTwoSecondsIsRefused() {
-    FailureAnalysis analysis = analyze("conch.ttl=1");
+    InvalidConfigurationPropertyValueException refusal = refusal("conch.ttl=1");
 
-    assertThat(analysis.getDescription()).isEqualTo("Invalid value '1s' for 'conch.ttl'.");
+    assertThat(refusal.getName()).isEqualTo("conch.ttl");
+    assertThat(refusal.getReason()).contains("at least 2s");
   }
 
   @Test
   void officeNameWithASlashIsRefused() {
-    FailureAnalysis analysis = analyze("conch.office=billing/eu");
+    InvalidConfigurationPropertyValueException refusal = refusal("conch.office=billing/eu");
 
-    assertThat(analysis.getDescription())
-        .isEqualTo("Invalid value 'billing/eu' for 'conch.office'.");
-    assertThat(analysis.getAction()).contains("without '/'");
+    assertThat(refusal.getName()).isEqualTo("conch.office");
+    assertThat(refusal.getValue()).isEqualTo("billing/eu");
+    assertThat(refusal.getReason()).contains("without '/'");
   }
 
   @Test
   void applicationNameThatIsNoOfficeNameIsRefusedUnderItsOwnName() {
-    FailureAnalysis analysis = analyze("spring.application.name=my app");
+    InvalidConfigurationPropertyValueException refusal = refusal("spring.application.name=my app");
 
-    assertThat(analysis.getDescription())
-        .isEqualTo("Invalid value 'my app' for 'spring.application.name'.");
+    assertThat(refusal.getName()).isEqualTo("spring.application.name");
+    assertThat(refusal.getValue()).isEqualTo("my app");
   }
 
   @Test
   void officeKeyThatIsNoOfficeNameIsRefused() {
-    FailureAnalysis analysis = analyze("conch.offices[a b].hook-timeout=1s");
+    InvalidConfigurationPropertyValueException refusal =
+        refusal("conch.offices[a b].hook-timeout=1s");
 
-    assertThat(analysis.getDescription()).isEqualTo("Invalid value 'a b' for 'conch.offices'.");
+    assertThat(refusal.getName()).isEqualTo("conch.offices");
+    assertThat(refusal.getValue()).isEqualTo("a b");
   }
 
   @Test
   void endpointWithoutSchemeIsRefused() {
-    FailureAnalysis analysis = analyze("conch.etcd.endpoints=127.0.0.1:2379");
+    InvalidConfigurationPropertyValueException refusal =
+        refusal("conch.etcd.endpoints=127.0.0.1:2379");
 
-    assertThat(analysis.getDescription())
-        .isEqualTo("Invalid value '127.0.0.1:2379' for 'conch.etcd.endpoints'.");
-    assertThat(analysis.getAction()).contains("http:// or https:// URLs with host and port");
+    assertThat(refusal.getName()).isEqualTo("conch.etcd.endpoints");
+    assertThat(refusal.getValue()).isEqualTo("127.0.0.1:2379");
+    assertThat(refusal.getReason()).contains("http:// or https:// URLs with host and port");
   }
 
   @Test
@@ -105,45 +112,45 @@ class InvalidConchConfigurationFailureAnalyzerTest {
 
   @Test
   void stopTimeoutThatCannotFitBeforeTheLeaseDeadlineIsRefused() {
-    FailureAnalysis analysis = analyze("conch.ttl=3s", "conch.stop-timeout=2500ms");
+    InvalidConfigurationPropertyValueException refusal =
+        refusal("conch.ttl=3s", "conch.stop-timeout=2500ms");
 
-    assertThat(analysis.getDescription())
-        .isEqualTo("Invalid value '2s500ms' for 'conch.stop-timeout'.");
-    assertThat(analysis.getAction())
+    assertThat(refusal.getName()).isEqualTo("conch.stop-timeout");
+    assertThat(refusal.getReason())
         .contains("must leave at least 400ms of the ttl (3s)")
         .contains("raise the ttl or shorten the stop timeout");
   }
 
   @Test
   void officeStopTimeoutThatCannotFitIsRefusedUnderTheOfficesProperty() {
-    FailureAnalysis analysis = analyze("conch.offices.billing.stop-timeout=20s", "conch.ttl=10s");
+    InvalidConfigurationPropertyValueException refusal =
+        refusal("conch.offices.billing.stop-timeout=20s", "conch.ttl=10s");
 
-    assertThat(analysis.getDescription())
-        .isEqualTo("Invalid value '20s' for 'conch.offices.billing.stop-timeout'.");
+    assertThat(refusal.getName()).isEqualTo("conch.offices.billing.stop-timeout");
   }
 
   @Test
   void prefixWithoutSlashesIsRefused() {
-    FailureAnalysis analysis = analyze("conch.etcd.prefix=conch");
+    InvalidConfigurationPropertyValueException refusal = refusal("conch.etcd.prefix=conch");
 
-    assertThat(analysis.getDescription())
-        .isEqualTo("Invalid value 'conch' for 'conch.etcd.prefix'.");
+    assertThat(refusal.getName()).isEqualTo("conch.etcd.prefix");
+    assertThat(refusal.getValue()).isEqualTo("conch");
   }
 
   @Test
   void renewIntervalAsLongAsTheTtlIsRefused() {
-    FailureAnalysis analysis = analyze("conch.renew-interval=10s");
+    InvalidConfigurationPropertyValueException refusal = refusal("conch.renew-interval=10s");
 
-    assertThat(analysis.getDescription())
-        .isEqualTo("Invalid value '10s' for 'conch.renew-interval'.");
+    assertThat(refusal.getName()).isEqualTo("conch.renew-interval");
   }
 
   @Test
   void retryMaxBelowRetryInitialIsRefused() {
-    FailureAnalysis analysis = analyze("conch.retry.initial=5s", "conch.retry.max=1s");
+    InvalidConfigurationPropertyValueException refusal =
+        refusal("conch.retry.initial=5s", "conch.retry.max=1s");
 
-    assertThat(analysis.getDescription()).isEqualTo("Invalid value '1s' for 'conch.retry.max'.");
-    assertThat(analysis.getAction()).contains("at least retry-initial");
+    assertThat(refusal.getName()).isEqualTo("conch.retry.max");
+    assertThat(refusal.getReason()).contains("at least retry-initial");
   }
 
   @Test
@@ -176,10 +183,27 @@ class InvalidConchConfigurationFailureAnalyzerTest {
             });
   }
 
-  private FailureAnalysis analyze(String... properties) {
-    return ConchTestSupport.analyze(
-        this.contextRunner.withPropertyValues(properties),
-        new InvalidConchConfigurationFailureAnalyzer());
+  private InvalidConfigurationPropertyValueException refusal(String... properties) {
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    this.contextRunner
+        .withPropertyValues(properties)
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              failure.set(context.getStartupFailure());
+            });
+    return refusalIn(failure.get());
+  }
+
+  /** The refusal in {@code failure}'s causes. */
+  static InvalidConfigurationPropertyValueException refusalIn(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof InvalidConfigurationPropertyValueException refusal) {
+        return refusal;
+      }
+    }
+    throw new AssertionError(
+        "no InvalidConfigurationPropertyValueException in " + failure, failure);
   }
 
   static class DefaultOfficeHook {

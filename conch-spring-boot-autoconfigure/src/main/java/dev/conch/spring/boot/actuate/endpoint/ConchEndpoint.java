@@ -149,7 +149,11 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
             && mine.get().token().equals(token)
             && (minRev == null || token.getAsLong() >= minRev);
     return new AssertionDescriptor(
-        held, leader.map(Holder::rev).orElse(null), leader.map(Holder::host).orElse(null), null);
+        held,
+        leader.map(Holder::rev).orElse(null),
+        leader.map(Holder::host).orElse(null),
+        leader.map(Holder::id).orElse(null),
+        null);
   }
 
   /**
@@ -280,6 +284,8 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
    * @param held whether this instance holds the office right now, confirmed against etcd
    * @param rev the create revision of the leader's key, or {@code null} when vacant or unknown
    * @param host the leader's host, or {@code null}
+   * @param id the leader's candidate id ({@code conch.candidate.id}, by default {@code
+   *     <host>:<pid>}), or {@code null}: what tells two instances on one host apart
    * @param error why the question could not be answered, else absent
    */
   @JsonInclude(Include.ALWAYS)
@@ -287,6 +293,7 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
       boolean held,
       @Nullable Long rev,
       @Nullable String host,
+      @Nullable String id,
       @JsonInclude(Include.NON_NULL) @Nullable String error)
       implements OperationResponseBody {}
 

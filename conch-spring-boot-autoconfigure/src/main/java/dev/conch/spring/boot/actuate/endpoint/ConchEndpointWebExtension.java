@@ -82,11 +82,11 @@ public final class ConchEndpointWebExtension {
           assertion, assertion.held() ? WebEndpointResponse.STATUS_OK : STATUS_CONFLICT);
     } catch (InvalidArgumentException ex) {
       return new WebEndpointResponse<>(
-          new AssertionDescriptor(false, null, null, ex.getMessage()),
+          new AssertionDescriptor(false, null, null, null, ex.getMessage()),
           WebEndpointResponse.STATUS_BAD_REQUEST);
     } catch (EtcdUnavailableException ex) {
       return new WebEndpointResponse<>(
-          new AssertionDescriptor(false, null, null, "etcd unavailable: " + ex.getMessage()),
+          new AssertionDescriptor(false, null, null, null, "etcd unavailable: " + ex.getMessage()),
           WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
     }
   }

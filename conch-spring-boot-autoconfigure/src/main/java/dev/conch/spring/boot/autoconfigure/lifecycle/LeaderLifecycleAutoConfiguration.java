@@ -4,6 +4,7 @@ import dev.conch.Election;
 import dev.conch.spring.Elections;
 import dev.conch.spring.LeaderLifecycle;
 import dev.conch.spring.LeaderLifecycleBeanPostProcessor;
+import dev.conch.spring.LeaderLifecycleBeanRegistrationAotProcessor;
 import dev.conch.spring.OfficeLifecycles;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import dev.conch.spring.boot.autoconfigure.ConchProperties;
@@ -40,6 +41,12 @@ public final class LeaderLifecycleAutoConfiguration {
     Map<String, List<String>> lifecycleBeans = new LinkedHashMap<>();
     offices.forEach((office, settings) -> lifecycleBeans.put(office, settings.getLifecycleBeans()));
     return new LeaderLifecycleBeanPostProcessor(lifecycleBeans);
+  }
+
+  /** Hints for a native image: what the post-processor calls by reflection. */
+  @Bean
+  static LeaderLifecycleBeanRegistrationAotProcessor conchLeaderLifecycleAotProcessor() {
+    return new LeaderLifecycleBeanRegistrationAotProcessor();
   }
 
   @Bean

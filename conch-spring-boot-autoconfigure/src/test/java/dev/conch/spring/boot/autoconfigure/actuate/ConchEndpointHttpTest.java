@@ -43,8 +43,8 @@ class ConchEndpointHttpTest {
       await().atMost(WAIT).until(() -> a.get(assertion).status() == 200);
       await().atMost(WAIT).until(() -> state(b, office).equals("FOLLOWING"));
       Leadership term = a.election().leadership().orElseThrow();
-      String held = "{\"held\":true,\"rev\":%d,\"host\":\"%s\"}";
-      String notHeld = "{\"held\":false,\"rev\":%d,\"host\":\"%s\"}";
+      String held = "{\"held\":true,\"rev\":%d,\"host\":\"%s\",\"id\":\"a\"}";
+      String notHeld = "{\"held\":false,\"rev\":%d,\"host\":\"%s\",\"id\":\"a\"}";
 
       Response onA = a.get(assertion);
       Response onB = b.get(assertion);
@@ -59,6 +59,9 @@ class ConchEndpointHttpTest {
       a.close();
       await().atMost(WAIT).until(() -> b.get(assertion).status() == 200);
       assertThat(b.get(assertion).json().get("rev").asLong()).isGreaterThan(term.token());
+      // Both run on this host: the candidate id is what tells them apart.
+      assertThat(b.get(assertion).json().get("host").asString()).isEqualTo(term.holder().host());
+      assertThat(b.get(assertion).json().get("id").asString()).isEqualTo("b");
     } finally {
       a.close();
     }
@@ -194,7 +197,7 @@ class ConchEndpointHttpTest {
       JsonNode overview = a.get("/actuator/conch").json();
       JsonNode leader = a.get("/actuator/conch/" + office).json();
 
-      assertThat(fieldNames(assertion)).containsExactly("held", "rev", "host");
+      assertThat(fieldNames(assertion)).containsExactly("held", "rev", "host", "id");
       assertThat(fieldNames(overview)).containsExactly("candidate", "offices");
       assertThat(fieldNames(overview.get("offices").get(0)))
           .containsExactly("office", "state", "leader", "token", "timing");

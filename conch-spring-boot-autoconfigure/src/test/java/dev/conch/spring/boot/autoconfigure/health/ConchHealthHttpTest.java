@@ -55,7 +55,10 @@ class ConchHealthHttpTest {
   void readinessFollowsLeadershipWhenAsked() {
     String office = freshOffice("health");
     String[] readiness = {
-      "conch.health.readiness-leader=true", "management.endpoint.health.probes.enabled=true"
+      "conch.health.readiness-leader=true",
+      "management.endpoint.health.probes.enabled=true",
+      "management.endpoint.health.group.leader.include=conchLeader",
+      "management.endpoint.health.group.leader.additional-path=server:/leader"
     };
     RunningApp a = app(etcd, office, "a", readiness);
     try (RunningApp b = app(etcd, office, "b", readiness)) {
@@ -67,8 +70,11 @@ class ConchHealthHttpTest {
       assertThat(follower.status()).isEqualTo(503);
       assertThat(follower.json().get("status").asString()).isEqualTo("OUT_OF_SERVICE");
       assertThat(b.get("/actuator/health/liveness").status()).isEqualTo(200);
+      assertThat(a.get("/leader").status()).isEqualTo(200);
+      assertThat(b.get("/leader").status()).isEqualTo(503);
       a.close();
       await().atMost(WAIT).until(() -> b.get("/actuator/health/readiness").status() == 200);
+      assertThat(b.get("/leader").status()).isEqualTo(200);
     } finally {
       a.close();
     }
