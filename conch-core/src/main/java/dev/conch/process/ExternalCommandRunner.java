@@ -183,13 +183,13 @@ public final class ExternalCommandRunner implements AutoCloseable {
     }
 
     /** A shell command ({@code sh -c}) run on winning, before the command; none by default. */
-    public Builder onAcquire(String shellCommand) {
+    public Builder onAcquire(@Nullable String shellCommand) {
       this.onAcquire = shellCommand;
       return this;
     }
 
     /** A shell command ({@code sh -c}) run after the command stopped; none by default. */
-    public Builder onLose(String shellCommand) {
+    public Builder onLose(@Nullable String shellCommand) {
       this.onLose = shellCommand;
       return this;
     }
@@ -204,7 +204,7 @@ public final class ExternalCommandRunner implements AutoCloseable {
      * How long to campaign before the command first starts: {@code null} (the default) waits
      * forever, {@link Duration#ZERO} gives up at once when another candidate leads.
      */
-    public Builder waitFor(Duration waitFor) {
+    public Builder waitFor(@Nullable Duration waitFor) {
       this.waitFor = waitFor;
       return this;
     }
@@ -228,7 +228,7 @@ public final class ExternalCommandRunner implements AutoCloseable {
      * The etcd election name ({@code prefix + office}), so that {@code ETCD_LOCK_KEY} can be set to
      * the leader's key as {@code etcdctl lock} does; not set by default.
      */
-    public Builder electionName(String name) {
+    public Builder electionName(@Nullable String name) {
       this.electionName = name;
       return this;
     }
