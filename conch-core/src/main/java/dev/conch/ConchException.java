@@ -1,5 +1,7 @@
 package dev.conch;
 
+import org.jspecify.annotations.Nullable;
+
 /** The base of conch's own errors. */
 public class ConchException extends RuntimeException {
 
@@ -9,7 +11,7 @@ public class ConchException extends RuntimeException {
   }
 
   /** Creates the exception with a message and its cause. */
-  public ConchException(String message, Throwable cause) {
+  public ConchException(String message, @Nullable Throwable cause) {
     super(message, cause);
   }
 }

@@ -4,12 +4,14 @@ import dev.conch.FencedLock.Grant;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,13 +42,14 @@ final class ElectionLoop {
   // Confined to the loop.
   private Backoff retry;
   private long campaigns;
-  private CompletableFuture<Grant> campaign;
-  private ScheduledFuture<?> pause;
-  private Object pauseToken;
-  private GateCheck gate; // the last check asked; it may still run after the loop gave it up
-  private ScheduledFuture<?> gateTimer; // while the loop waits for the gate
-  private LeadershipTerm term;
-  private Optional<Holder> observed;
+  private @Nullable CompletableFuture<Grant> campaign;
+  private @Nullable ScheduledFuture<?> pause;
+  private @Nullable Object pauseToken;
+  // The last check asked; it may still run after the loop gave it up.
+  private @Nullable GateCheck gate;
+  private @Nullable ScheduledFuture<?> gateTimer; // while the loop waits for the gate
+  private @Nullable LeadershipTerm term;
+  private @Nullable Optional<Holder> observed;
 
   ElectionLoop(
       FencedElection election,
@@ -64,6 +67,7 @@ final class ElectionLoop {
     this.ticker = ticker;
     this.clock = clock;
     this.self = Holder.self(options.office(), options.candidateId(), null);
+    this.retry = new Backoff(options.retryInitial(), options.retryMax());
     this.events = events;
     this.hooks = hooks;
     this.handlers = handlers;
@@ -77,7 +81,7 @@ final class ElectionLoop {
 
   /** Joins: the loop's first step. */
   void begin() {
-    retry = new Backoff(options.retryInitial(), options.retryMax());
+    retry.reset();
     election.setState(State.JOINED);
     events.post(new ElectionEvent.Joined(office));
     next();
@@ -87,7 +91,7 @@ final class ElectionLoop {
   void commanded() {
     if (gateTimer != null) {
       stopWaitingForGate();
-      gate.interrupt();
+      interruptGate();
       next(); // leaves
     } else if (campaign != null) {
       campaign.cancel(false); // campaigned(…) goes on from there
@@ -144,7 +148,7 @@ final class ElectionLoop {
       return; // answered meanwhile, or no longer awaited
     }
     gateTimer = null;
-    gate.interrupt();
+    interruptGate();
     gated(
         Gate.Decision.deny(
             "gate did not answer within the hook timeout ("
@@ -153,8 +157,18 @@ final class ElectionLoop {
   }
 
   private void stopWaitingForGate() {
-    gateTimer.cancel(false);
+    ScheduledFuture<?> timer = gateTimer;
+    if (timer != null) {
+      timer.cancel(false);
+    }
     gateTimer = null;
+  }
+
+  private void interruptGate() {
+    GateCheck check = gate;
+    if (check != null) {
+      check.interrupt();
+    }
   }
 
   private void gated(Gate.Decision decision) {
@@ -163,7 +177,11 @@ final class ElectionLoop {
       return;
     }
     if (decision == null || !decision.allowed()) {
-      String reason = decision == null ? "gate failed" : decision.reason();
+      // A gate's own Decision may carry no reason; the event and the log always say one.
+      String reason =
+          decision == null
+              ? "gate failed"
+              : Objects.requireNonNullElse(decision.reason(), "denied by the gate");
       log.warn("office {}: campaign denied: {}", office, reason);
       election.setState(State.DENIED);
       events.post(new ElectionEvent.Denied(office, reason));
@@ -269,7 +287,7 @@ final class ElectionLoop {
     }
 
     @Override
-    public void ended(LeadershipTerm term, LossReason reason, Throwable failure) {
+    public void ended(LeadershipTerm term, LossReason reason, @Nullable Throwable failure) {
       Leadership leadership = term.leadership();
       log.info("office {}: no longer leading (token {}): {}", office, leadership.token(), reason);
       // The event goes out before the key is deleted: the work has stopped, and a release that
@@ -292,7 +310,7 @@ final class ElectionLoop {
     }
   }
 
-  private void released(LossReason reason, Throwable failure) {
+  private void released(LossReason reason, @Nullable Throwable failure) {
     term = null;
     election.termReleased();
     if (failure != null) {
@@ -339,7 +357,7 @@ final class ElectionLoop {
     }
     if (gateTimer != null) {
       stopWaitingForGate();
-      gate.interrupt();
+      interruptGate();
     }
     if (term == null) {
       finish();

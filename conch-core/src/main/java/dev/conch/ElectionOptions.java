@@ -2,6 +2,7 @@ package dev.conch;
 
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How one candidate takes part in one office. Built with {@link #builder(String)} (or {@link
@@ -22,7 +23,7 @@ import java.util.Objects;
  */
 public record ElectionOptions(
     String office,
-    String candidateId,
+    @Nullable String candidateId,
     Duration hookTimeout,
     Duration stopTimeout,
     Duration safetyMargin,
@@ -32,16 +33,20 @@ public record ElectionOptions(
     Duration retryMax) {
 
   /** Default {@link #hookTimeout()}: 30 s. */
-  public static final Duration DEFAULT_HOOK_TIMEOUT = Setting.HOOK_TIMEOUT.defaultValue();
+  public static final Duration DEFAULT_HOOK_TIMEOUT =
+      Objects.requireNonNull(Setting.HOOK_TIMEOUT.defaultValue());
 
   /** Default {@link #stopTimeout()}: 1 s. */
-  public static final Duration DEFAULT_STOP_TIMEOUT = Setting.STOP_TIMEOUT.defaultValue();
+  public static final Duration DEFAULT_STOP_TIMEOUT =
+      Objects.requireNonNull(Setting.STOP_TIMEOUT.defaultValue());
 
   /** Default {@link #safetyMargin()}: 500 ms. */
-  public static final Duration DEFAULT_SAFETY_MARGIN = Setting.SAFETY_MARGIN.defaultValue();
+  public static final Duration DEFAULT_SAFETY_MARGIN =
+      Objects.requireNonNull(Setting.SAFETY_MARGIN.defaultValue());
 
   /** Default {@link #eventBuffer()}: 16. */
-  public static final int DEFAULT_EVENT_BUFFER = Setting.EVENT_BUFFER.defaultValue();
+  public static final int DEFAULT_EVENT_BUFFER =
+      Objects.requireNonNull(Setting.EVENT_BUFFER.defaultValue());
 
   /** Checks every value. */
   public ElectionOptions {
@@ -92,21 +97,21 @@ public record ElectionOptions(
   public static final class Builder {
 
     private final String office;
-    private String candidateId = Setting.CANDIDATE_ID.defaultValue();
-    private Duration hookTimeout = Setting.HOOK_TIMEOUT.defaultValue();
-    private Duration stopTimeout = Setting.STOP_TIMEOUT.defaultValue();
-    private Duration safetyMargin = Setting.SAFETY_MARGIN.defaultValue();
+    private @Nullable String candidateId = Setting.CANDIDATE_ID.defaultValue();
+    private Duration hookTimeout = DEFAULT_HOOK_TIMEOUT;
+    private Duration stopTimeout = DEFAULT_STOP_TIMEOUT;
+    private Duration safetyMargin = DEFAULT_SAFETY_MARGIN;
     private Gate gate = Gate.OPEN;
-    private int eventBuffer = Setting.EVENT_BUFFER.defaultValue();
-    private Duration retryInitial = Setting.RETRY_INITIAL.defaultValue();
-    private Duration retryMax = Setting.RETRY_MAX.defaultValue();
+    private int eventBuffer = DEFAULT_EVENT_BUFFER;
+    private Duration retryInitial = Objects.requireNonNull(Setting.RETRY_INITIAL.defaultValue());
+    private Duration retryMax = Objects.requireNonNull(Setting.RETRY_MAX.defaultValue());
 
     private Builder(String office) {
       this.office = office;
     }
 
     /** The candidate id stored in the holder JSON; {@code null} (the default) is host:pid. */
-    public Builder candidateId(String candidateId) {
+    public Builder candidateId(@Nullable String candidateId) {
       this.candidateId = candidateId;
       return this;
     }

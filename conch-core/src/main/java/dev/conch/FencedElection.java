@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,8 +54,8 @@ public final class FencedElection implements Election {
 
   private volatile State state = State.JOINED;
   // From the win on (guarded writes work in acquire hooks); leading once the hooks passed.
-  private volatile LeadershipTerm current;
-  private volatile LeadershipTerm leading;
+  private volatile @Nullable LeadershipTerm current;
+  private volatile @Nullable LeadershipTerm leading;
 
   /** A candidate for {@code options.office()} on {@code lock}; call {@link #start()} to join. */
   public FencedElection(FencedLock lock, ElectionOptions options, Ticker ticker, Clock clock) {
@@ -287,7 +288,7 @@ public final class FencedElection implements Election {
   }
 
   /** What the candidate asks of the current term now: resign, transfer, close, or nothing. */
-  LossReason requested() {
+  @Nullable LossReason requested() {
     synchronized (monitor) {
       return switch (command) {
         case TRANSFER -> LossReason.TRANSFERRED;

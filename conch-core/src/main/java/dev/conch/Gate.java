@@ -1,5 +1,7 @@
 package dev.conch;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Consulted before each campaign: a gate may deny a candidate (quarantine, lockdown). A denied
  * candidate does not campaign, reports {@link State#DENIED} with the reason, and asks again later.
@@ -25,7 +27,7 @@ public interface Gate {
    * @param allowed whether the candidate may campaign
    * @param reason why it may not, when it may not
    */
-  record Decision(boolean allowed, String reason) {
+  record Decision(boolean allowed, @Nullable String reason) {
 
     /** Lets the candidate campaign. */
     public static Decision allow() {

@@ -1,6 +1,7 @@
 package dev.conch;
 
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One question to a {@link Gate}, which is user code and may block: asked on a hook thread named
@@ -12,7 +13,7 @@ import java.util.concurrent.CompletableFuture;
 final class GateCheck {
 
   private final HookRunner.Hook hook;
-  private volatile Gate.Decision answer;
+  private volatile Gate.@Nullable Decision answer;
 
   private GateCheck(HookRunner hooks, Gate gate, String office) {
     this.hook = hooks.start(() -> answer = gate.check(office));

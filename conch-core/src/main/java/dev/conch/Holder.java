@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Who holds (or campaigns for) an office: the value of its key, the holder JSON {@code
@@ -32,23 +33,24 @@ import java.util.Optional;
  */
 public record Holder(
     String office,
-    String host,
+    @Nullable String host,
     long pid,
-    Instant since,
-    String id,
+    @Nullable Instant since,
+    @Nullable String id,
     long rev,
     long lease,
-    String raw) {
+    @Nullable String raw) {
 
   private static final JsonFactory JSON = new JsonFactory();
 
   /** A holder described by conch's own fields, not yet written to a store. */
-  public static Holder of(String office, String host, long pid, Instant since, String id) {
+  public static Holder of(
+      String office, String host, long pid, @Nullable Instant since, String id) {
     return new Holder(office, host, pid, since, id, 0, 0, null);
   }
 
   /** This candidate in this process: host name, pid, and the given id (or {@code host:pid}). */
-  public static Holder self(String office, String id, Instant since) {
+  public static Holder self(String office, @Nullable String id, @Nullable Instant since) {
     String host = Hosts.localName();
     long pid = ProcessHandle.current().pid();
     return of(office, host, pid, since, id == null || id.isBlank() ? host + ":" + pid : id);
@@ -121,9 +123,9 @@ public record Holder(
   }
 
   private static Optional<Holder> parseJson(String office, String value) {
-    String host = null;
-    String id = null;
-    Instant since = null;
+    @Nullable String host = null;
+    @Nullable String id = null;
+    @Nullable Instant since = null;
     long pid = 0;
     try (JsonParser json = JSON.createParser(value)) {
       if (json.nextToken() != JsonToken.START_OBJECT) {

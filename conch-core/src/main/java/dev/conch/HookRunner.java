@@ -4,6 +4,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Starts the acquire and lose hooks of one election on the hook threads all elections share ({@link
@@ -52,7 +53,7 @@ final class HookRunner implements AutoCloseable {
 
     final CompletableFuture<Void> done = new CompletableFuture<>();
     private final FutureTask<Void> task;
-    private Thread thread; // while the body runs; guarded by this
+    private @Nullable Thread thread; // while the body runs; guarded by this
     private boolean interruptAsked; // guarded by this
 
     private Hook(Body body) {

@@ -1,6 +1,7 @@
 package dev.conch;
 
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A bad setting or argument: the message names the setting, the bad value and what would be
@@ -12,14 +13,14 @@ import java.util.Optional;
  */
 public class InvalidArgumentException extends IllegalArgumentException {
 
-  private final Setting<?> setting;
+  private final @Nullable Setting<?> setting;
   private final boolean renamed;
   private final String name;
-  private final Object value;
+  private final @Nullable Object value;
   private final String accepted;
 
   /** Creates the exception for {@code setting} with the bad {@code value}. */
-  public InvalidArgumentException(Setting<?> setting, Object value, String accepted) {
+  public InvalidArgumentException(Setting<?> setting, @Nullable Object value, String accepted) {
     this(setting, false, setting.name(), value, accepted);
   }
 
@@ -27,12 +28,16 @@ public class InvalidArgumentException extends IllegalArgumentException {
    * Creates the exception for {@code name}, which is no {@link Setting} of conch-core (a Spring
    * property or a bean of its own, a command-line argument).
    */
-  public InvalidArgumentException(String name, Object value, String accepted) {
+  public InvalidArgumentException(String name, @Nullable Object value, String accepted) {
     this(null, false, name, value, accepted);
   }
 
   private InvalidArgumentException(
-      Setting<?> setting, boolean renamed, String name, Object value, String accepted) {
+      @Nullable Setting<?> setting,
+      boolean renamed,
+      String name,
+      @Nullable Object value,
+      String accepted) {
     super("invalid " + name + " '" + value + "': " + accepted);
     this.setting = setting;
     this.renamed = renamed;
@@ -70,8 +75,8 @@ public class InvalidArgumentException extends IllegalArgumentException {
     return name;
   }
 
-  /** The value that was refused. */
-  public Object value() {
+  /** The value that was refused; {@code null} when none was given. */
+  public @Nullable Object value() {
     return value;
   }
 

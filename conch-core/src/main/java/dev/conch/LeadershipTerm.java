@@ -3,11 +3,13 @@ package dev.conch;
 import dev.conch.FencedLock.Grant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,7 +56,7 @@ final class LeadershipTerm implements Leadership.Validity {
     void ending(LeadershipTerm term);
 
     /** The lose hooks ran; the grant is to be released. {@code failure} is what broke the term. */
-    void ended(LeadershipTerm term, LossReason reason, Throwable failure);
+    void ended(LeadershipTerm term, LossReason reason, @Nullable Throwable failure);
   }
 
   private enum Phase {
@@ -71,7 +73,7 @@ final class LeadershipTerm implements Leadership.Validity {
   private final long safetyMargin;
   private final long hookTimeout;
   private final long stopTimeout;
-  private final Supplier<LossReason> requested;
+  private final Supplier<@Nullable LossReason> requested;
   private final List<LeadershipHandler> handlers;
   private final HookRunner hooks;
   private final Executor loop;
@@ -81,17 +83,17 @@ final class LeadershipTerm implements Leadership.Validity {
 
   // Confined to the loop.
   private Phase phase = Phase.ACQUIRING;
-  private HookRunner.Hook running;
-  private LeadershipHandler runningHandler;
+  private HookRunner.@Nullable Hook running;
+  private @Nullable LeadershipHandler runningHandler;
   private boolean interrupted; // the running acquire hook was asked to return
   private long hookStartedAt;
   private int next;
-  private ScheduledFuture<?> timer;
+  private @Nullable ScheduledFuture<?> timer;
   private boolean warned; // the running lose hook overran the stop timeout
-  private Throwable failure;
+  private @Nullable Throwable failure;
 
   // Written on the loop, read by state().
-  private volatile LossReason reason;
+  private volatile @Nullable LossReason reason;
 
   /**
    * @param requested what the candidate asks for now (resign, transfer, close), or null
@@ -101,7 +103,7 @@ final class LeadershipTerm implements Leadership.Validity {
       Grant grant,
       Ticker ticker,
       ElectionOptions options,
-      Supplier<LossReason> requested,
+      Supplier<@Nullable LossReason> requested,
       List<LeadershipHandler> handlers,
       HookRunner hooks,
       Executor loop,
@@ -174,18 +176,23 @@ final class LeadershipTerm implements Leadership.Validity {
   /**
    * Why the term ends now, with {@code asked} as what the candidate asked for; null if it holds.
    */
-  private LossReason endReason(LossReason asked) {
+  private @Nullable LossReason decide(@Nullable LossReason asked) {
     return LossRule.decide(grant.ended(), asked, ticker.nanoTime(), grant.validUntil(), lossLead);
   }
 
-  private LossReason endReason() {
-    return endReason(requested.get());
+  /** Why the term ends now that {@code asked} ends it: the facts when they say more. */
+  private LossReason endReason(LossReason asked) {
+    return Objects.requireNonNullElse(decide(asked), asked);
+  }
+
+  private @Nullable LossReason endReason() {
+    return decide(requested.get());
   }
 
   private void look() {
     switch (phase) {
       case ACQUIRING -> {
-        LossReason facts = endReason(null);
+        LossReason facts = decide(null);
         LossReason asked = requested.get();
         if (facts != null) {
           log.warn("office {}: leadership ended ({}) while acquire hooks ran", office(), facts);
@@ -197,11 +204,12 @@ final class LeadershipTerm implements Leadership.Validity {
               Durations.format(java.time.Duration.ofNanos(hookTimeout)));
           lose(endReason(asked != null ? asked : LossReason.ACQUIRE_FAILED));
         } else {
-          if (asked != null && !interrupted) {
+          HookRunner.Hook hook = running;
+          if (asked != null && !interrupted && hook != null) {
             // Asked to step down: the hook is told to return, and awaited (within its timeout), so
             // that its lose hook never runs beside it and a term whose hooks all returned counts.
             interrupted = true;
-            running.interrupt();
+            hook.interrupt();
           }
           arm(Math.min(untilLossLead(), hookStartedAt + hookTimeout - ticker.nanoTime()));
         }
@@ -226,7 +234,7 @@ final class LeadershipTerm implements Leadership.Validity {
     // A term whose hooks all returned did lead (its work may have run already): a resign asked
     // for meanwhile ends it after it is announced. Before that, a resign starts no further hook.
     boolean allReturned = next > 0 && next == handlers.size();
-    LossReason end = allReturned ? endReason(null) : endReason();
+    LossReason end = allReturned ? decide(null) : endReason();
     if (end != null) {
       if (next == 0) {
         // Over before it began (a process frozen since the win): nothing is started at all.
@@ -262,7 +270,7 @@ final class LeadershipTerm implements Leadership.Validity {
     look();
   }
 
-  private void acquired(HookRunner.Hook hook, Throwable error) {
+  private void acquired(HookRunner.Hook hook, @Nullable Throwable error) {
     guarded(
         () -> {
           if (running != hook || phase != Phase.ACQUIRING) {
@@ -311,7 +319,7 @@ final class LeadershipTerm implements Leadership.Validity {
     while (next >= 0) {
       learn();
       LeadershipHandler handler = started.get(next--);
-      LossReason why = reason;
+      LossReason why = losing();
       HookRunner.Hook hook;
       try {
         hook = hooks.start(() -> handler.lost(leadership, why));
@@ -340,10 +348,10 @@ final class LeadershipTerm implements Leadership.Validity {
     }
     phase = Phase.DONE;
     disarm();
-    outcome.ended(this, reason, failure);
+    outcome.ended(this, losing(), failure);
   }
 
-  private void lost(HookRunner.Hook hook, Throwable error) {
+  private void lost(HookRunner.Hook hook, @Nullable Throwable error) {
     if (running != hook) {
       return;
     }
@@ -363,26 +371,27 @@ final class LeadershipTerm implements Leadership.Validity {
   private void learn() {
     LossReason facts;
     try {
-      facts = endReason(null);
+      facts = decide(null);
     } catch (RuntimeException | Error e) {
       log.warn("office {}: the store failed while the lose hooks ran", office(), e);
       return;
     }
-    LossReason before = reason;
-    if (LossRule.upgrade(before, facts) == before) {
+    LossReason before = losing();
+    if (facts == null || LossRule.upgrade(before, facts) == before) {
       return;
     }
     reason = facts;
     log.warn("office {}: {} while the lose hooks of a {} stop ran", office(), facts, before);
-    if (facts.successorMayLead() && running != null) {
+    HookRunner.Hook hook = running;
+    if (facts.successorMayLead() && hook != null) {
       log.warn(
           "office {}: interrupting lose hook {}: a successor may lead", office(), runningHandler);
-      running.interrupt();
+      hook.interrupt();
     }
   }
 
   private boolean pastStopDeadline() {
-    return LossRule.boundByDeadline(reason) && ticker.nanoTime() - stopDeadline() >= 0;
+    return LossRule.boundByDeadline(losing()) && ticker.nanoTime() - stopDeadline() >= 0;
   }
 
   /** After an involuntary loss, nothing is waited for past the safety margin before D. */
@@ -415,7 +424,7 @@ final class LeadershipTerm implements Leadership.Validity {
               + "; interrupted and left behind");
       return;
     }
-    if (ran >= stopTimeout && !warned && LossRule.boundByDeadline(reason)) {
+    if (ran >= stopTimeout && !warned && LossRule.boundByDeadline(losing())) {
       warned = true;
       log.warn(
           "office {}: lose hook {} still runs after the stop timeout ({}, {}): its work may overlap"
@@ -428,12 +437,17 @@ final class LeadershipTerm implements Leadership.Validity {
     // Woken for the next limit: the hook timeout, the stop timeout's warning, the stop deadline,
     // or (while the key is kept) the loss lead, where a resign's stop starts keeping to D.
     long wait = Math.min(hookTimeout - ran, warned ? Long.MAX_VALUE : stopTimeout - ran);
-    arm(Math.min(wait, LossRule.boundByDeadline(reason) ? stopDeadline() - now : untilLossLead()));
+    arm(
+        Math.min(
+            wait, LossRule.boundByDeadline(losing()) ? stopDeadline() - now : untilLossLead()));
   }
 
   private void giveUp(String why) {
     log.warn("office {}: lose hook {} {}", office(), runningHandler, why);
-    running.interrupt();
+    HookRunner.Hook hook = running;
+    if (hook != null) {
+      hook.interrupt();
+    }
     running = null;
     runningHandler = null;
     loseNext();
@@ -475,6 +489,11 @@ final class LeadershipTerm implements Leadership.Validity {
       }
       lose(why);
     }
+  }
+
+  /** Why the term ends, once it does (the lose hooks run with it). */
+  private LossReason losing() {
+    return Objects.requireNonNull(reason, "the term has not ended");
   }
 
   private String office() {

@@ -1,6 +1,7 @@
 package dev.conch;
 
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Why a term of leadership ends, from facts first: what the store says, then the deadline, and only
@@ -23,9 +24,9 @@ final class LossRule {
    * @param validUntil the grant's deadline D: the store cannot have given the office away before
    * @param lossLead how long before D leadership is dropped (stop timeout plus safety margin)
    */
-  static LossReason decide(
+  static @Nullable LossReason decide(
       Optional<LossReason> storeEnded,
-      LossReason requested,
+      @Nullable LossReason requested,
       long now,
       long validUntil,
       long lossLead) {

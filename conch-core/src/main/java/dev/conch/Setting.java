@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One setting of conch: its canonical kebab-case name, its default, what it accepts and the check
@@ -174,11 +175,12 @@ public final class Setting<T> {
   public static final Setting<Duration> BACKOFF_RESET = positive("backoff-reset", 60_000);
 
   private final String name;
-  private final T defaultValue;
+  private final @Nullable T defaultValue;
   private final String accepted;
   private final Predicate<? super T> valid;
 
-  private Setting(String name, T defaultValue, String accepted, Predicate<? super T> valid) {
+  private Setting(
+      String name, @Nullable T defaultValue, String accepted, Predicate<? super T> valid) {
     this.name = name;
     this.defaultValue = defaultValue;
     this.accepted = accepted;
@@ -191,7 +193,7 @@ public final class Setting<T> {
   }
 
   /** The default; {@code null} where none is given (see the constant's description). */
-  public T defaultValue() {
+  public @Nullable T defaultValue() {
     return defaultValue;
   }
 
@@ -201,7 +203,7 @@ public final class Setting<T> {
   }
 
   /** Whether this setting accepts {@code value} on its own. */
-  public boolean accepts(T value) {
+  public boolean accepts(@Nullable T value) {
     return valid.test(value);
   }
 
@@ -210,7 +212,7 @@ public final class Setting<T> {
    *
    * @throws InvalidArgumentException naming this setting, the value and {@link #accepted()}
    */
-  public T require(T value) {
+  public @Nullable T require(@Nullable T value) {
     if (!accepts(value)) {
       throw invalid(value, accepted);
     }
@@ -221,7 +223,7 @@ public final class Setting<T> {
    * The refusal of {@code value} for this setting (a duration shown as {@link Durations#format}
    * writes it), saying what would be {@code accepted}.
    */
-  public InvalidArgumentException invalid(Object value, String accepted) {
+  public InvalidArgumentException invalid(@Nullable Object value, String accepted) {
     return new InvalidArgumentException(
         this, value instanceof Duration duration ? Durations.format(duration) : value, accepted);
   }
@@ -249,11 +251,11 @@ public final class Setting<T> {
         name, null, "a shell command, or none", hook -> hook == null || !hook.isBlank());
   }
 
-  private static boolean isPositive(Duration value) {
+  private static boolean isPositive(@Nullable Duration value) {
     return value != null && !value.isNegative() && !value.isZero();
   }
 
-  private static boolean isOfficeName(String office) {
+  private static boolean isOfficeName(@Nullable String office) {
     if (office == null || office.isEmpty() || office.length() > Setting.MAX_NAME_LENGTH) {
       return false;
     }

@@ -13,4 +13,7 @@
  * threads ({@code SharedThreads}); none waits. The stores are {@link dev.conch.etcd} and {@link
  * dev.conch.local}; the command runner is {@link dev.conch.process}.
  */
+@NullMarked
 package dev.conch;
+
+import org.jspecify.annotations.NullMarked;

@@ -264,6 +264,26 @@ public abstract class ElectionContractTest {
   }
 
   @Test
+  void gateThatDeniesWithoutAReasonStillGetsOneInTheEvent() throws Exception {
+    String office = freshOffice();
+    Election a =
+        newElection(
+            ElectionOptions.builder(office)
+                .candidateId("a")
+                .gate(o -> new Gate.Decision(false, null))
+                .build());
+    elections.add(a);
+    EventLog aLog = EventLog.of(a);
+    a.start();
+
+    await().atMost(WAIT).until(() -> !aLog.events(ElectionEvent.Denied.class).isEmpty());
+    // A listener may print or match the reason; it was null here.
+    assertThat(aLog.events(ElectionEvent.Denied.class).get(0).reason())
+        .isEqualTo("denied by the gate");
+    await().atMost(WAIT).until(() -> a.state() == State.DENIED);
+  }
+
+  @Test
   void closingTheLeaderHandsOverAndClosedElectionCannotStart() throws Exception {
     String office = freshOffice();
     Election a = leading(office, "a");

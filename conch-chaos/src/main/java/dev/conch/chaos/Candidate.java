@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One candidate of the soak: a {@code conch elect --restart} supervisor process whose every
@@ -38,7 +39,7 @@ final class Candidate implements AutoCloseable {
   private final Path dir;
   private final String runId;
   private final Map<String, String> environment;
-  private Process process;
+  private @Nullable Process process; // null until started
   private int starts;
   private final long[] forwardedMarks;
 
@@ -132,18 +133,27 @@ final class Candidate implements AutoCloseable {
   }
 
   synchronized long pid() {
-    return process.pid();
+    return started().pid();
+  }
+
+  private Process started() {
+    Process started = process;
+    if (started == null) {
+      throw new IllegalStateException("supervisor " + index + " was never started");
+    }
+    return started;
   }
 
   /** SIGKILL: the supervisor dies without a word; its watchdog must take its command along. */
   synchronized void kill() throws InterruptedException {
-    process.destroyForcibly();
-    process.waitFor(10, TimeUnit.SECONDS);
+    Process supervisor = started();
+    supervisor.destroyForcibly();
+    supervisor.waitFor(10, TimeUnit.SECONDS);
   }
 
   synchronized void signal(String signal) {
     try {
-      Process kill = new ProcessBuilder("kill", "-s", signal, Long.toString(process.pid())).start();
+      Process kill = new ProcessBuilder("kill", "-s", signal, Long.toString(pid())).start();
       kill.waitFor(10, TimeUnit.SECONDS);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -184,15 +194,20 @@ final class Candidate implements AutoCloseable {
   @Override
   public synchronized void close() {
     reconnect();
-    signal("CONT");
-    process.destroy();
-    try {
-      if (!process.waitFor(30, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-        process.waitFor(10, TimeUnit.SECONDS);
+    // A supervisor that could not start has no process: only its proxies are closed, and the
+    // soak reports why it could not start.
+    Process supervisor = process;
+    if (supervisor != null) {
+      signal("CONT");
+      supervisor.destroy();
+      try {
+        if (!supervisor.waitFor(30, TimeUnit.SECONDS)) {
+          supervisor.destroyForcibly();
+          supervisor.waitFor(10, TimeUnit.SECONDS);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
     proxies.forEach(TcpProxy::close);
   }

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A chaos soak: a real etcd (1 or 3 members), K {@code conch elect --restart} supervisors each
@@ -95,7 +96,7 @@ public final class ChaosSoak {
     String runId = UUID.randomUUID().toString();
     long runStart;
     long runEnd;
-    SoakDatabase.Writes writes = null;
+    SoakDatabase.@Nullable Writes writes = null;
     try (EtcdCluster cluster = EtcdCluster.start(options.members());
         SoakDatabase database = options.database() ? SoakDatabase.start(dir) : null) {
       Map<String, String> environment = database != null ? database.environment() : Map.of();
@@ -250,7 +251,7 @@ public final class ChaosSoak {
 
   /** A member's name and its roles: raft leader, the leading supervisor's busiest member. */
   private static String describe(
-      EtcdCluster cluster, int index, int raftLeader, int busiest, Candidate supervisor) {
+      EtcdCluster cluster, int index, int raftLeader, int busiest, @Nullable Candidate supervisor) {
     List<String> roles = new ArrayList<>();
     if (index == raftLeader) {
       roles.add("raft leader");

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a soak found: the life of every supervised command (from the files it wrote), the faults,
@@ -33,7 +34,7 @@ final class SoakReport {
   record FaultRecord(SoakOptions.Fault kind, String target, int candidate, long start, long heal) {}
 
   /** A term that ended before the soak did, and the fault that began last before it ended. */
-  record Loss(Interval term, FaultRecord after, String reason) {}
+  record Loss(Interval term, @Nullable FaultRecord after, String reason) {}
 
   /** A supervisor's log line reporting a loss: the reason in parentheses. */
   private static final Pattern LOST = Pattern.compile("leadership lost \\(([A-Z_]+)\\)");
@@ -62,7 +63,7 @@ final class SoakReport {
   double availability;
 
   /** The commands' writes through the fence into the soak's database; null without one. */
-  final SoakDatabase.Writes writes;
+  final SoakDatabase.@Nullable Writes writes;
 
   SoakReport(
       Path dir, List<FaultRecord> faults, int orphans, long runStart, long runEnd, Duration ttl) {
@@ -88,7 +89,7 @@ final class SoakReport {
       long runEnd,
       Duration ttl,
       boolean onlyBenign,
-      SoakDatabase.Writes writes) {
+      SoakDatabase.@Nullable Writes writes) {
     this.dir = dir;
     this.writes = writes;
     this.intervals = readIntervals(dir);
@@ -163,7 +164,7 @@ final class SoakReport {
     }
   }
 
-  private FaultRecord lastFaultBefore(long time) {
+  private @Nullable FaultRecord lastFaultBefore(long time) {
     FaultRecord last = null;
     for (FaultRecord fault : faults) {
       if (fault.start() <= time && (last == null || fault.start() > last.start())) {

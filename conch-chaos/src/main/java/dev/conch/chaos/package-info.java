@@ -14,4 +14,7 @@
  *       {@code Orphans} looks through {@code /proc} for processes left behind.
  * </ul>
  */
+@NullMarked
 package dev.conch.chaos;
+
+import org.jspecify.annotations.NullMarked;

@@ -15,7 +15,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -42,7 +44,7 @@ final class ConnectionOptions {
           "etcd endpoints, comma-separated (default: $CONCH_ENDPOINTS, else "
               + DEFAULT_ENDPOINTS
               + ")")
-  String endpoints;
+  @Nullable String endpoints;
 
   @Option(
       names = "--ttl",
@@ -70,33 +72,33 @@ final class ConnectionOptions {
   boolean json;
 
   @Option(names = "--user", paramLabel = "NAME", description = "etcd user name")
-  String user;
+  @Nullable String user;
 
   @Option(
       names = "--password",
       paramLabel = "TEXT",
       description = "etcd password (default: $CONCH_PASSWORD)")
-  String password;
+  @Nullable String password;
 
   @Option(names = "--cacert", paramLabel = "FILE", description = "CA bundle (PEM) to verify etcd")
-  Path cacert;
+  @Nullable Path cacert;
 
   @Option(
       names = "--cert",
       paramLabel = "FILE",
       description = "client certificate (PEM), with --key")
-  Path cert;
+  @Nullable Path cert;
 
   @Option(
       names = "--key",
       paramLabel = "FILE",
       description = "client private key (PEM, PKCS#8), with --cert")
-  Path key;
+  @Nullable Path key;
 
   @Spec(Spec.Target.MIXEE)
   CommandSpec mixee;
 
-  private List<URI> uris;
+  private @Nullable List<URI> uris;
 
   /** Checks every value; throws {@link UsageException} or {@code InvalidArgumentException}. */
   void validate() {
@@ -124,7 +126,7 @@ final class ConnectionOptions {
   }
 
   /** {@code given}, else {@code $CONCH_ENDPOINTS}, else {@link #DEFAULT_ENDPOINTS}. */
-  static String endpointsText(String given) {
+  static String endpointsText(@Nullable String given) {
     if (given != null) {
       return given;
     }
@@ -133,7 +135,7 @@ final class ConnectionOptions {
   }
 
   /** {@code given}, else {@code $CONCH_PASSWORD} (null when neither). */
-  static String password(String given) {
+  static @Nullable String password(@Nullable String given) {
     return given != null ? given : System.getenv("CONCH_PASSWORD");
   }
 
@@ -161,7 +163,13 @@ final class ConnectionOptions {
 
   /** A client for the endpoints; connects lazily, on the first call. */
   Client connect() {
-    return connect(uris, user, password(password), cacert, cert, key);
+    return connect(
+        Objects.requireNonNull(uris, "validate() first"),
+        user,
+        password(password),
+        cacert,
+        cert,
+        key);
   }
 
   /** A client for the read form's endpoints, where etcd's JSON gateway cannot serve it. */
@@ -171,7 +179,12 @@ final class ConnectionOptions {
   }
 
   private static Client connect(
-      List<URI> uris, String user, String password, Path cacert, Path cert, Path key) {
+      List<URI> uris,
+      @Nullable String user,
+      @Nullable String password,
+      @Nullable Path cacert,
+      @Nullable Path cert,
+      @Nullable Path key) {
     ClientBuilder builder = EtcdClients.builder(uris, CALL_TIMEOUT);
     builder = EtcdClients.withCredentials(builder, user, password);
     return EtcdClients.withTls(builder, ssl(cacert, cert, key)).build();
@@ -192,7 +205,8 @@ final class ConnectionOptions {
         : option.originalStringValues().get(option.originalStringValues().size() - 1);
   }
 
-  private static SslContext ssl(Path cacert, Path cert, Path key) {
+  private static @Nullable SslContext ssl(
+      @Nullable Path cacert, @Nullable Path cert, @Nullable Path key) {
     if (cacert == null && cert == null) {
       return null;
     }
@@ -202,7 +216,8 @@ final class ConnectionOptions {
         builder.trustManager(cacert.toFile());
       }
       if (cert != null) {
-        builder.keyManager(cert.toFile(), key.toFile());
+        // validate() and the quick parser refuse a --cert without --key.
+        builder.keyManager(cert.toFile(), Objects.requireNonNull(key, "--key").toFile());
       }
       return builder.build();
     } catch (Exception | LinkageError e) {
@@ -219,7 +234,7 @@ final class ConnectionOptions {
             + " -topk8 -nocrypt -in key.pem -out key8.pem)");
   }
 
-  private static void requireReadable(String flag, Path file) {
+  private static void requireReadable(String flag, @Nullable Path file) {
     if (file != null && !(Files.isRegularFile(file) && Files.isReadable(file))) {
       throw new UsageException("invalid " + flag + " '" + file + "': not a readable file");
     }

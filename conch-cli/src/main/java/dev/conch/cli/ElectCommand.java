@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -74,7 +75,7 @@ final class ElectCommand implements Callable<Integer> {
       names = "--min-rev",
       paramLabel = "N",
       description = "with --assert: and its fencing token is at least N")
-  Long minRev;
+  @Nullable Long minRev;
 
   @Option(
       names = "--explain",
@@ -95,10 +96,10 @@ final class ElectCommand implements Callable<Integer> {
   Duration killAfter;
 
   @Option(names = "--on-acquire", paramLabel = "CMD", description = "sh -c CMD on winning")
-  String onAcquire;
+  @Nullable String onAcquire;
 
   @Option(names = "--on-lose", paramLabel = "CMD", description = "sh -c CMD after the child stops")
-  String onLose;
+  @Nullable String onLose;
 
   @Option(
       names = "--hook-timeout",
@@ -113,7 +114,7 @@ final class ElectCommand implements Callable<Integer> {
       paramLabel = "D",
       converter = ConnectionOptions.DurationConverter.class,
       description = "campaign at most this long, then exit 75 (default: forever)")
-  Duration waitFor;
+  @Nullable Duration waitFor;
 
   @Option(names = "--nonblock", description = "--wait 0: exit 75 at once if the office is held")
   boolean nonblock;
@@ -121,7 +122,7 @@ final class ElectCommand implements Callable<Integer> {
   @Mixin ConnectionOptions connection;
 
   /** The words after {@code --}, set by {@link Main}; {@code null} when there was no {@code --}. */
-  List<String> command;
+  @Nullable List<String> command;
 
   private PrintStream out = System.out;
 
@@ -148,7 +149,7 @@ final class ElectCommand implements Callable<Integer> {
    *
    * @throws UsageException (or {@code InvalidArgumentException}) naming a bad flag or value
    */
-  ReadRequest readRequest() {
+  @Nullable ReadRequest readRequest() {
     return switch (validate()) {
       case WHO -> connection.readRequest(ReadRequest.Form.WHO, office, 0);
       case WATCH -> connection.readRequest(ReadRequest.Form.WATCH, office, 0);
@@ -269,7 +270,7 @@ final class ElectCommand implements Callable<Integer> {
         .waitFor(nonblock ? Duration.ZERO : waitFor);
   }
 
-  private static String blankToNull(String hook) {
+  private static @Nullable String blankToNull(@Nullable String hook) {
     return hook == null || hook.isBlank() ? null : hook;
   }
 }

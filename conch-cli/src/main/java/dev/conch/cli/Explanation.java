@@ -5,6 +5,7 @@ import dev.conch.etcd.TimingBudget;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What {@code conch elect <office> --explain} prints: the timing budget of run mode with the flags
@@ -20,7 +21,11 @@ final class Explanation {
    * given (the on-lose hook, or {@code null}).
    */
   static List<String> lines(
-      String office, TimingBudget budget, Duration killAfter, Duration hookTimeout, String onLose) {
+      String office,
+      TimingBudget budget,
+      Duration killAfter,
+      Duration hookTimeout,
+      @Nullable String onLose) {
     List<String> lines = new ArrayList<>();
     lines.add(
         "office "

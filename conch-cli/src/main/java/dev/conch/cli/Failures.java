@@ -10,6 +10,7 @@ import dev.conch.etcd.ConnectionFailures;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /** The one {@code conch: ...} line on stderr for a failure, and its exit status. */
 final class Failures {
@@ -45,7 +46,7 @@ final class Failures {
    * @param clientCert whether {@code --cert} was given (the hint of a refused certificate)
    * @param ttl {@code --ttl}, named beside a {@code --kill-after} that does not fit; may be null
    */
-  static int report(Exception e, String endpoints, boolean clientCert, Duration ttl) {
+  static int report(Exception e, String endpoints, boolean clientCert, @Nullable Duration ttl) {
     PrintStream err = System.err;
     if (e instanceof UsageException) {
       err.println("conch: " + e.getMessage());

@@ -17,9 +17,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Consumer;
 import javax.net.ssl.HttpsURLConnection;
 import javax.net.ssl.SSLSocketFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * etcd's JSON gateway ({@code /v3/kv/range}, {@code /v3/watch}, {@code /v3/auth/authenticate}; etcd
@@ -64,13 +66,17 @@ final class Gateway implements LeaderWatcher.Source {
   private static final JsonFactory JSON = new JsonFactory();
 
   private final List<URI> endpoints;
-  private final SSLSocketFactory tls;
-  private final String user;
+  private final @Nullable SSLSocketFactory tls;
+  private final @Nullable String user;
   private final String password;
   private int current;
-  private String token;
+  private @Nullable String token;
 
-  Gateway(List<URI> endpoints, SSLSocketFactory tls, String user, String password) {
+  Gateway(
+      List<URI> endpoints,
+      @Nullable SSLSocketFactory tls,
+      @Nullable String user,
+      @Nullable String password) {
     this.endpoints = List.copyOf(endpoints);
     this.tls = tls;
     this.user = user == null || user.isEmpty() ? null : user;
@@ -187,7 +193,8 @@ final class Gateway implements LeaderWatcher.Source {
   }
 
   /** Reads one watch result into {@code batch}; returns why etcd ended the watch, if it did. */
-  private static String watchResult(JsonParser json, List<Event> batch) throws IOException {
+  private static @Nullable String watchResult(JsonParser json, List<Event> batch)
+      throws IOException {
     String ended = null;
     while (json.nextToken() == JsonToken.FIELD_NAME) {
       String field = json.currentName();
@@ -266,7 +273,11 @@ final class Gateway implements LeaderWatcher.Source {
     HttpURLConnection call =
         post(
             "/v3/auth/authenticate",
-            "{\"name\":" + quote(user) + ",\"password\":" + quote(password) + "}",
+            "{\"name\":"
+                + quote(Objects.requireNonNull(user, "authenticate without a user"))
+                + ",\"password\":"
+                + quote(password)
+                + "}",
             timeout);
     if (call.getResponseCode() != HttpURLConnection.HTTP_OK) {
       throw new EtcdError(call.getResponseCode(), error(call));

@@ -3,6 +3,7 @@ package dev.conch.cli;
 import dev.conch.cli.logging.StderrLogging;
 import java.util.Arrays;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The entry point of {@code bin/conch}. Parses, runs one form of {@code conch elect}, and exits
@@ -37,7 +38,7 @@ public final class Main {
       }
     }
     String[] own = dashes < 0 ? args : Arrays.copyOfRange(args, 0, dashes);
-    List<String> command =
+    @Nullable List<String> command =
         dashes < 0 ? null : List.of(Arrays.copyOfRange(args, dashes + 1, args.length));
     return PicocliMain.run(own, command);
   }

@@ -14,10 +14,12 @@ import java.security.cert.CertificateFactory;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.Base64;
 import java.util.Collection;
+import java.util.Objects;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.TrustManagerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * TLS for etcd's JSON gateway from the same PEM files as the gRPC client: {@code --cacert} (a CA
@@ -36,7 +38,8 @@ final class PemTls {
    *
    * @throws UsageException naming the files and the formats accepted, when one cannot be read
    */
-  static SSLSocketFactory socketFactory(Path cacert, Path cert, Path key) {
+  static @Nullable SSLSocketFactory socketFactory(
+      @Nullable Path cacert, @Nullable Path cert, @Nullable Path key) {
     if (cacert == null && cert == null) {
       return null;
     }
@@ -55,7 +58,10 @@ final class PemTls {
       if (cert != null) {
         KeyStore own = emptyStore();
         own.setKeyEntry(
-            "client", privateKey(key), new char[0], certificates(cert).toArray(new Certificate[0]));
+            "client",
+            privateKey(Objects.requireNonNull(key, "--key")),
+            new char[0],
+            certificates(cert).toArray(new Certificate[0]));
         keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
         keys.init(own, new char[0]);
       }

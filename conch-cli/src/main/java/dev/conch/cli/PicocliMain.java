@@ -2,6 +2,8 @@ package dev.conch.cli;
 
 import java.io.PrintStream;
 import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
@@ -17,9 +19,9 @@ final class PicocliMain {
    *
    * @param command the words after {@code --}; {@code null} when there was no {@code --}
    */
-  static int run(String[] own, List<String> command) {
+  static int run(String[] own, @Nullable List<String> command) {
     CommandLine cli = new CommandLine(new ConchCommand());
-    ElectCommand elect = cli.getSubcommands().get("elect").getCommand();
+    ElectCommand elect = Objects.requireNonNull(cli.getSubcommands().get("elect")).getCommand();
     elect.command = command;
     cli.setParameterExceptionHandler(PicocliMain::usageError);
     cli.setExecutionExceptionHandler(PicocliMain::failure);

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the arguments of a read form ({@code conch elect <office> --who|--assert|--watch ...})
@@ -45,7 +46,7 @@ final class QuickArgs {
   private QuickArgs() {}
 
   /** The read form these arguments ask for, every value checked; {@code null}: ask picocli. */
-  static ReadRequest parse(String[] args) {
+  static @Nullable ReadRequest parse(String[] args) {
     if (args.length < 3 || !args[0].equals("elect")) {
       return null;
     }
@@ -91,7 +92,7 @@ final class QuickArgs {
     }
   }
 
-  private static ReadRequest request(String office, Map<String, String> given) {
+  private static @Nullable ReadRequest request(@Nullable String office, Map<String, String> given) {
     boolean who = given.containsKey("--who");
     boolean watch = given.containsKey("--watch");
     boolean assertHeld = given.containsKey("--assert");
@@ -137,7 +138,7 @@ final class QuickArgs {
         key);
   }
 
-  private static Path readable(String file) {
+  private static @Nullable Path readable(@Nullable String file) {
     if (file == null) {
       return null;
     }

@@ -5,6 +5,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A read form ({@code --who}, {@code --assert}, {@code --watch}) with every value checked: what
@@ -31,11 +32,11 @@ record ReadRequest(
     boolean quiet,
     long minRev,
     List<URI> endpoints,
-    String user,
-    String password,
-    Path cacert,
-    Path cert,
-    Path key) {
+    @Nullable String user,
+    @Nullable String password,
+    @Nullable Path cacert,
+    @Nullable Path cert,
+    @Nullable Path key) {
 
   /** The read forms. */
   enum Form {

@@ -18,8 +18,9 @@ final class Views {
    * the value on one line ({@code ""} when empty, as {@code etcdctl lock} leaves it).
    */
   static String holderLine(Holder holder) {
-    if (!holder.isConch()) {
-      return holder.office() + " " + oneLine(holder.raw()) + " rev=" + holder.rev();
+    String raw = holder.raw(); // set exactly when another tool wrote the value
+    if (raw != null) {
+      return holder.office() + " " + oneLine(raw) + " rev=" + holder.rev();
     }
     return holder.office()
         + " "

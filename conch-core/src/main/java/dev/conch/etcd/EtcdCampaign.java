@@ -18,10 +18,12 @@ import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,16 +50,16 @@ final class EtcdCampaign {
   private final Runnable changed;
 
   // Guarded by this.
-  private LeaseKeeper.Lease lease;
-  private ByteSequence key;
-  private ByteSequence value;
+  private LeaseKeeper.@Nullable Lease lease;
+  private @Nullable ByteSequence key;
+  private @Nullable ByteSequence value;
   private long rev;
   private long seen = -1;
   private int puts;
   private boolean busy;
   // When the request last answered was sent: the start of what its answer confirms.
   private volatile long sentAt;
-  private CompletableFuture<Boolean> waiting;
+  private @Nullable CompletableFuture<Boolean> waiting;
   private boolean withdrawn;
   private Runnable leave = () -> {};
 
@@ -188,9 +190,10 @@ final class EtcdCampaign {
         () ->
             lock.kv()
                 .txn()
-                .If(createdAt(key, 0))
-                .Then(Op.put(key, value, leased(lease)), Op.get(lock.keyPrefix(), FIRST))
-                .Else(Op.get(key, GetOption.DEFAULT))
+                .If(createdAt(myKey(), 0))
+                .Then(
+                    Op.put(myKey(), myValue(), leased(myLease())), Op.get(lock.keyPrefix(), FIRST))
+                .Else(Op.get(myKey(), GetOption.DEFAULT))
                 .commit(),
         put -> {
           if (put.isSucceeded()) {
@@ -209,7 +212,7 @@ final class EtcdCampaign {
           long stale = put.getGetResponses().get(0).getKvs().get(0).getCreateRevision();
           askEtcd(
               "removing an old key of office '" + office + "'",
-              () -> lock.deleteWhen(key, createdAt(key, stale)),
+              () -> lock.deleteWhen(myKey(), createdAt(myKey(), stale)),
               deleted -> put());
         });
   }
@@ -221,7 +224,7 @@ final class EtcdCampaign {
    * request, as in {@code etcdctl elect}.
    */
   private void look() {
-    requireAlive(lease);
+    requireAlive(myLease());
     GetOption justAhead =
         GetOption.builder()
             .isPrefix(true)
@@ -235,7 +238,7 @@ final class EtcdCampaign {
         () ->
             lock.kv()
                 .txn()
-                .If(createdAt(key, rev))
+                .If(createdAt(myKey(), rev))
                 .Then(Op.get(lock.keyPrefix(), justAhead))
                 .commit(),
         look -> {
@@ -279,7 +282,7 @@ final class EtcdCampaign {
     ask(
         () -> {
           CompletableFuture<Boolean> wait =
-              PredecessorWatch.deletionOf(session, predecessor, fromRevision, lease);
+              PredecessorWatch.deletionOf(session, predecessor, fromRevision, myLease());
           boolean left;
           synchronized (this) {
             waiting = wait;
@@ -299,17 +302,18 @@ final class EtcdCampaign {
   }
 
   private void won(Read won) {
-    Holder holder = self.since(session.options().clock().instant()).at(won.rev, lease.id);
+    Holder holder = self.since(session.options().clock().instant()).at(won.rev, myLease().id);
     Runnable left;
     synchronized (this) {
       left = leave;
     }
     EtcdGrant grant =
-        new EtcdGrant(session, office, key, holder, lease, changed, won.sentAt, won.revision, left);
+        new EtcdGrant(
+            session, office, myKey(), holder, myLease(), changed, won.sentAt, won.revision, left);
     if (result.complete(grant)) {
       // After: the term starts without waiting for them.
       grant.watch();
-      writeSince(key, holder, lease);
+      writeSince(myKey(), holder, myLease());
     } else {
       lock.release(grant); // cancelled as it won
     }
@@ -344,11 +348,14 @@ final class EtcdCampaign {
       withdrawn = true;
       mine = key;
       unknown = rev == 0;
-      compare = unknown ? new Cmp(key, Cmp.Op.EQUAL, CmpTarget.value(value)) : createdAt(key, rev);
+      compare =
+          unknown
+              ? new Cmp(myKey(), Cmp.Op.EQUAL, CmpTarget.value(myValue()))
+              : createdAt(myKey(), rev);
       left = leave;
     }
     if (unknown) {
-      session.ghosts().guard(mine, lease);
+      session.ghosts().guard(mine, myLease());
     }
     left.run();
     session.ensure(
@@ -369,6 +376,19 @@ final class EtcdCampaign {
    * leads, not for the election, and must not delay the start of the term. Fenced by the key's
    * create revision, so it never touches a later key.
    */
+  // Set by the grant, before any step that uses them.
+  private LeaseKeeper.Lease myLease() {
+    return Objects.requireNonNull(lease, "no lease yet");
+  }
+
+  private ByteSequence myKey() {
+    return Objects.requireNonNull(key, "no key yet");
+  }
+
+  private ByteSequence myValue() {
+    return Objects.requireNonNull(value, "no key yet");
+  }
+
   private void writeSince(ByteSequence key, Holder won, LeaseKeeper.Lease lease) {
     lock.kv()
         .txn()

@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /** Builds jetcd clients the way conch needs them: checked endpoints, bounded connects. */
 public final class EtcdClients {
@@ -113,7 +114,8 @@ public final class EtcdClients {
   }
 
   /** Adds credentials to {@code builder} when {@code user} is set. */
-  public static ClientBuilder withCredentials(ClientBuilder builder, String user, String password) {
+  public static ClientBuilder withCredentials(
+      ClientBuilder builder, @Nullable String user, @Nullable String password) {
     if (user == null || user.isEmpty()) {
       return builder;
     }
@@ -123,7 +125,7 @@ public final class EtcdClients {
   }
 
   /** Adds TLS to {@code builder} when {@code ssl} is set. */
-  public static ClientBuilder withTls(ClientBuilder builder, SslContext ssl) {
+  public static ClientBuilder withTls(ClientBuilder builder, @Nullable SslContext ssl) {
     return ssl == null ? builder : builder.sslContext(ssl);
   }
 }

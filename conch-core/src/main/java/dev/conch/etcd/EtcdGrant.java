@@ -11,6 +11,7 @@ import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,7 +39,7 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
 
   // Guarded by watching; never held while calling into jetcd (see watchFrom).
   private final Object watching = new Object();
-  private Watching current;
+  private @Nullable Watching current;
 
   private volatile long confirmedUntil;
   private volatile boolean keyDeleted;
@@ -136,7 +137,7 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
   }
 
   /** Takes the current watch away; its callbacks are ignored from now on. */
-  private Watching detach() {
+  private @Nullable Watching detach() {
     synchronized (watching) {
       Watching old = current;
       current = null;
@@ -219,7 +220,7 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
    */
   private static final class Watching {
     volatile boolean broken;
-    private Watch.Watcher watcher;
+    private Watch.@Nullable Watcher watcher;
     private boolean closed;
 
     /** Keeps {@code created}, or returns false when this watch was closed meanwhile. */

@@ -14,6 +14,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -111,7 +112,7 @@ public final class LeaderWatcher {
   private final Map<String, Source.Kv> candidates = new HashMap<>();
 
   /** The create revision of the leader shown last, 0 for a vacancy; null before the first. */
-  private Long shownRev;
+  private @Nullable Long shownRev;
 
   /**
    * A watcher of {@code office} under the prefix of {@code options}; every read and watch request

@@ -26,6 +26,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,13 +78,13 @@ final class LeaseKeeper implements AutoCloseable {
 
   // Guarded by monitor.
   private final List<CompletableFuture<Lease>> waiting = new ArrayList<>();
-  private Lease lease;
+  private @Nullable Lease lease;
   private boolean wanted;
   private boolean closed;
   private Duration lossLead = Duration.ZERO;
   private RenewalBudget budget;
   private String lastError = "no attempt yet";
-  private String clientClosed;
+  private @Nullable String clientClosed;
 
   /**
    * Starts the keeper's thread; nothing is asked of etcd until {@link #lease} is called.
@@ -173,7 +174,7 @@ final class LeaseKeeper implements AutoCloseable {
   }
 
   /** The current lease, or null. */
-  Lease current() {
+  @Nullable Lease current() {
     synchronized (monitor) {
       return lease;
     }
@@ -203,8 +204,8 @@ final class LeaseKeeper implements AutoCloseable {
   }
 
   /** Stops the thread and returns the lease it held (not revoked here), or null. */
-  Lease stop() {
-    Lease last;
+  @Nullable Lease stop() {
+    @Nullable Lease last;
     List<CompletableFuture<Lease>> told;
     synchronized (monitor) {
       closed = true;
@@ -290,7 +291,7 @@ final class LeaseKeeper implements AutoCloseable {
   }
 
   /** A failed round: the lease is gone, or failing until its deadline, or the client is closed. */
-  private void failed(Lease current, Throwable e, boolean firstFailure) {
+  private void failed(@Nullable Lease current, Throwable e, boolean firstFailure) {
     String error = EtcdCalls.describe(e);
     boolean closedClient = UnexpectedFailures.isClientClosed(e);
     List<CompletableFuture<Lease>> told = List.of();
@@ -303,7 +304,7 @@ final class LeaseKeeper implements AutoCloseable {
         told = List.copyOf(waiting);
         waiting.clear();
       }
-      reason = clientClosed;
+      reason = clientClosed != null ? clientClosed : error;
     }
     if (closedClient) {
       told.forEach(future -> future.completeExceptionally(new EtcdUnavailableException(reason, e)));
@@ -354,7 +355,7 @@ final class LeaseKeeper implements AutoCloseable {
    * endpoint), a little later after a call that failed fast (no connection), so that an etcd that
    * is away is not hammered; a grant, where nothing is held yet, at a calmer pace.
    */
-  private static long retryDelay(Lease current, RenewalBudget plan) {
+  private static long retryDelay(@Nullable Lease current, RenewalBudget plan) {
     if (current == null) {
       return Math.min(plan.interval().toNanos(), TimeUnit.MILLISECONDS.toNanos(500));
     }
@@ -529,7 +530,7 @@ final class LeaseKeeper implements AutoCloseable {
     final long id;
     volatile long validUntil;
     volatile long ttlNanos;
-    volatile LossReason gone;
+    volatile @Nullable LossReason gone;
 
     Lease(long id, long validUntil, LeaseGrantResponse granted) {
       this.id = id;

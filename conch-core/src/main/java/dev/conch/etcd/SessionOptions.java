@@ -31,10 +31,11 @@ public record SessionOptions(
   public static final String DEFAULT_PREFIX = "/conch/v1/elect/";
 
   /** Default {@link #ttl()}: 10 s. */
-  public static final Duration DEFAULT_TTL = Setting.TTL.defaultValue();
+  public static final Duration DEFAULT_TTL = Objects.requireNonNull(Setting.TTL.defaultValue());
 
   /** Default {@link #timeout()}: 5 s. */
-  public static final Duration DEFAULT_TIMEOUT = Setting.TIMEOUT.defaultValue();
+  public static final Duration DEFAULT_TIMEOUT =
+      Objects.requireNonNull(Setting.TIMEOUT.defaultValue());
 
   /** Checks every value. */
   public SessionOptions {
@@ -53,7 +54,7 @@ public record SessionOptions(
   /** The defaults: prefix {@value #DEFAULT_PREFIX}, TTL 10 s renewed every TTL/3, timeout 5 s. */
   public static SessionOptions defaults() {
     return new SessionOptions(
-        Setting.PREFIX.defaultValue(),
+        Objects.requireNonNull(Setting.PREFIX.defaultValue()),
         DEFAULT_TTL,
         DEFAULT_TTL.dividedBy(3),
         DEFAULT_TIMEOUT,

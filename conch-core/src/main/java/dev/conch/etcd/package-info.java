@@ -11,4 +11,7 @@
  * office; {@code EtcdGrant} is a held term; {@code PendingAction}s (resigns, withdrawals, revokes)
  * are retried until etcd answers.
  */
+@NullMarked
 package dev.conch.etcd;
+
+import org.jspecify.annotations.NullMarked;

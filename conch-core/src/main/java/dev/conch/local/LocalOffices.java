@@ -18,6 +18,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An in-memory store of offices, for users' unit tests, the state-machine tests of conch, and the
@@ -127,7 +128,7 @@ public final class LocalOffices {
       List<Candidacy> queue = queue(office);
       Candidacy chosen = null;
       for (Candidacy c : queue) {
-        if (c.holder.id().equals(candidateId) && c.ended == null) {
+        if (candidateId.equals(c.holder.id()) && c.ended == null) {
           chosen = c;
         }
       }
@@ -217,7 +218,7 @@ public final class LocalOffices {
   private static final class Waiting {
     final CompletableFuture<FencedLock.Grant> result = new CompletableFuture<>();
     final Consumer<Optional<Holder>> ahead;
-    Holder seen;
+    @Nullable Holder seen;
 
     Waiting(Consumer<Optional<Holder>> ahead) {
       this.ahead = ahead;
@@ -237,8 +238,8 @@ public final class LocalOffices {
     private volatile Holder holder;
     private final Runnable changed;
     // Guarded by the store's monitor.
-    private Waiting waiting;
-    private volatile LossReason ended;
+    private @Nullable Waiting waiting;
+    private volatile @Nullable LossReason ended;
 
     Candidacy(Holder holder, Runnable changed) {
       this.holder = holder;

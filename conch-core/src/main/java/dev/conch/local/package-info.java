@@ -4,4 +4,7 @@
  * and expires leadership by hand. For users' unit tests, conch's state-machine tests and a
  * standalone mode; it says nothing about etcd's behaviour.
  */
+@NullMarked
 package dev.conch.local;
+
+import org.jspecify.annotations.NullMarked;

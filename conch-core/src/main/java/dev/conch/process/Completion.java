@@ -4,12 +4,13 @@ import java.time.Duration;
 import java.util.OptionalInt;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /** The result of a runner: decided once, then published when everything is released. */
 final class Completion {
 
   private final CountDownLatch done = new CountDownLatch(1);
-  private volatile Integer result;
+  private volatile @Nullable Integer result;
 
   /** Whether the result is decided (the runner may still be releasing). */
   boolean isDecided() {
@@ -33,8 +34,10 @@ final class Completion {
 
   /** Waits at most {@code timeout} for the published result. */
   OptionalInt await(Duration timeout) throws InterruptedException {
-    return done.await(timeout.toNanos(), TimeUnit.NANOSECONDS)
-        ? OptionalInt.of(result)
-        : OptionalInt.empty();
+    if (!done.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+      return OptionalInt.empty();
+    }
+    Integer published = result; // decided before the latch opened
+    return published == null ? OptionalInt.empty() : OptionalInt.of(published);
   }
 }

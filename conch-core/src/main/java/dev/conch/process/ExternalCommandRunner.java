@@ -18,6 +18,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongBinaryOperator;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs a command only while this candidate leads an office: {@code conch elect ... -- cmd} and the
@@ -33,19 +34,24 @@ import java.util.function.UnaryOperator;
 public final class ExternalCommandRunner implements AutoCloseable {
 
   /** Default {@link Builder#killAfter}: 5 s. */
-  public static final Duration DEFAULT_KILL_AFTER = Setting.KILL_AFTER.defaultValue();
+  public static final Duration DEFAULT_KILL_AFTER =
+      Objects.requireNonNull(Setting.KILL_AFTER.defaultValue());
 
   /** Default {@link Builder#hookTimeout}: 30 s. */
-  public static final Duration DEFAULT_HOOK_TIMEOUT = Setting.RUNNER_HOOK_TIMEOUT.defaultValue();
+  public static final Duration DEFAULT_HOOK_TIMEOUT =
+      Objects.requireNonNull(Setting.RUNNER_HOOK_TIMEOUT.defaultValue());
 
   /** Default first back-off delay before campaigning again: 1 s. */
-  public static final Duration DEFAULT_BACKOFF_INITIAL = Setting.BACKOFF_INITIAL.defaultValue();
+  public static final Duration DEFAULT_BACKOFF_INITIAL =
+      Objects.requireNonNull(Setting.BACKOFF_INITIAL.defaultValue());
 
   /** Default longest back-off delay: 30 s. */
-  public static final Duration DEFAULT_BACKOFF_MAX = Setting.BACKOFF_MAX.defaultValue();
+  public static final Duration DEFAULT_BACKOFF_MAX =
+      Objects.requireNonNull(Setting.BACKOFF_MAX.defaultValue());
 
   /** Default life of a command after which the back-off starts again from its first delay: 60 s. */
-  public static final Duration DEFAULT_BACKOFF_RESET = Setting.BACKOFF_RESET.defaultValue();
+  public static final Duration DEFAULT_BACKOFF_RESET =
+      Objects.requireNonNull(Setting.BACKOFF_RESET.defaultValue());
 
   /**
    * Added to kill-after to give the election's stop timeout: time to start the stop and send
@@ -131,25 +137,27 @@ public final class ExternalCommandRunner implements AutoCloseable {
 
     private final String office;
     private final Function<ElectionOptions, Election> elections;
-    private List<String> command;
-    private boolean restart = Setting.RESTART.defaultValue();
-    private Duration killAfter = Setting.KILL_AFTER.defaultValue();
-    private String onAcquire = Setting.ON_ACQUIRE.defaultValue();
-    private String onLose = Setting.ON_LOSE.defaultValue();
-    private Duration hookTimeout = Setting.RUNNER_HOOK_TIMEOUT.defaultValue();
-    private Duration waitFor = Setting.WAIT.defaultValue();
-    private UnaryOperator<ElectionOptions> customizer = Setting.ELECTION_OPTIONS.defaultValue();
-    private Map<String, String> environment = Setting.ENVIRONMENT.defaultValue();
-    private String electionName = Setting.ELECTION_NAME.defaultValue();
+    private List<String> command = List.of(); // none: refused by build()
+    private boolean restart = Objects.requireNonNull(Setting.RESTART.defaultValue());
+    private Duration killAfter = DEFAULT_KILL_AFTER;
+    private @Nullable String onAcquire = Setting.ON_ACQUIRE.defaultValue();
+    private @Nullable String onLose = Setting.ON_LOSE.defaultValue();
+    private Duration hookTimeout = DEFAULT_HOOK_TIMEOUT;
+    private @Nullable Duration waitFor = Setting.WAIT.defaultValue();
+    private UnaryOperator<ElectionOptions> customizer =
+        Objects.requireNonNull(Setting.ELECTION_OPTIONS.defaultValue());
+    private Map<String, String> environment =
+        Objects.requireNonNull(Setting.ENVIRONMENT.defaultValue());
+    private @Nullable String electionName = Setting.ELECTION_NAME.defaultValue();
     private Redirect input = Redirect.from(new File("/dev/null"));
     private Redirect output = Redirect.INHERIT;
     private Redirect error = Redirect.INHERIT;
     private Ticker ticker = Ticker.SYSTEM;
-    private LongBinaryOperator random;
-    private Duration backoffInitial = Setting.BACKOFF_INITIAL.defaultValue();
-    private Duration backoffMax = Setting.BACKOFF_MAX.defaultValue();
-    private Duration backoffReset = Setting.BACKOFF_RESET.defaultValue();
-    private Consumer<Duration> backoffObserver;
+    private @Nullable LongBinaryOperator random;
+    private Duration backoffInitial = DEFAULT_BACKOFF_INITIAL;
+    private Duration backoffMax = DEFAULT_BACKOFF_MAX;
+    private Duration backoffReset = DEFAULT_BACKOFF_RESET;
+    private @Nullable Consumer<Duration> backoffObserver;
 
     private Builder(String office, Function<ElectionOptions, Election> elections) {
       this.office = office;
@@ -175,13 +183,13 @@ public final class ExternalCommandRunner implements AutoCloseable {
     }
 
     /** A shell command ({@code sh -c}) run on winning, before the command; none by default. */
-    public Builder onAcquire(String shellCommand) {
+    public Builder onAcquire(@Nullable String shellCommand) {
       this.onAcquire = shellCommand;
       return this;
     }
 
     /** A shell command ({@code sh -c}) run after the command stopped; none by default. */
-    public Builder onLose(String shellCommand) {
+    public Builder onLose(@Nullable String shellCommand) {
       this.onLose = shellCommand;
       return this;
     }
@@ -196,7 +204,7 @@ public final class ExternalCommandRunner implements AutoCloseable {
      * How long to campaign before the command first starts: {@code null} (the default) waits
      * forever, {@link Duration#ZERO} gives up at once when another candidate leads.
      */
-    public Builder waitFor(Duration waitFor) {
+    public Builder waitFor(@Nullable Duration waitFor) {
       this.waitFor = waitFor;
       return this;
     }
@@ -220,7 +228,7 @@ public final class ExternalCommandRunner implements AutoCloseable {
      * The etcd election name ({@code prefix + office}), so that {@code ETCD_LOCK_KEY} can be set to
      * the leader's key as {@code etcdctl lock} does; not set by default.
      */
-    public Builder electionName(String name) {
+    public Builder electionName(@Nullable String name) {
       this.electionName = name;
       return this;
     }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs an on-acquire or on-lose hook: {@code sh -c CMD} in a process group of its own, bounded by
@@ -29,7 +30,7 @@ final class HookCommand {
    * @param problem why it did not finish (timed out, could not start), else {@code null}
    * @param cutAtDeadline whether it was killed because its bound (a lease deadline) came first
    */
-  record Outcome(int exitCode, String problem, boolean cutAtDeadline) {
+  record Outcome(int exitCode, @Nullable String problem, boolean cutAtDeadline) {
 
     /** Whether it exited with code 0. */
     boolean succeeded() {

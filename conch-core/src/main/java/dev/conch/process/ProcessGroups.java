@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -206,7 +207,7 @@ final class ProcessGroups {
    * The pid, state and process group in {@code /proc/<pid>/stat}: "pid (comm) state ppid pgrp ...".
    * The command name may hold spaces and parentheses, so the fields start after the last ')'.
    */
-  private static Stat stat(String pid, byte[] buffer) {
+  private static @Nullable Stat stat(String pid, byte[] buffer) {
     int length = 0;
     try (FileInputStream in = new FileInputStream("/proc/" + pid + "/stat")) {
       int read;

@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,7 +34,7 @@ final class RunnerLifecycle {
   private final Object lifecycle = new Object();
 
   // Guarded by lifecycle.
-  private Thread thread;
+  private @Nullable Thread thread;
 
   RunnerLifecycle(RunnerSettings settings, ElectionOptions electionOptions, Election election) {
     this.settings = settings;

@@ -10,6 +10,7 @@ import dev.conch.LossReason;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -159,7 +160,7 @@ final class RunnerLoop {
   }
 
   /** Leadership ended; {@code child} is null when it ended before the command started. */
-  private void termEnded(Child child, LossReason reason) {
+  private void termEnded(@Nullable Child child, LossReason reason) {
     if (child != null && !child.handle()) {
       return;
     }
@@ -236,7 +237,7 @@ final class RunnerLoop {
     }
   }
 
-  private void backOff(Child child) {
+  private void backOff(@Nullable Child child) {
     long lived = child == null ? 0 : settings.ticker().nanoTime() - child.startedAt();
     if (child != null && lived >= settings.backoffReset().toNanos()) {
       backoff.reset();
@@ -265,10 +266,13 @@ final class RunnerLoop {
       code = ExitCodes.UNAVAILABLE;
       log.warn("office {}: etcd unavailable: {}", settings.office(), e.getMessage());
     }
+    Duration waited = settings.waitFor(); // set: only a wait gives up
     log.warn(
         "office {}: not leading {}; giving up",
         settings.office(),
-        settings.nonblocking() ? "at once" : "within " + Durations.format(settings.waitFor()));
+        settings.nonblocking() || waited == null
+            ? "at once"
+            : "within " + Durations.format(waited));
     finish(code);
   }
 

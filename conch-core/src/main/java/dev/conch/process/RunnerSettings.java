@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.LongBinaryOperator;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The checked settings of one runner, made by {@link ExternalCommandRunner.Builder} (which the
@@ -34,21 +35,21 @@ record RunnerSettings(
     List<String> command,
     boolean restart,
     Duration killAfter,
-    String onAcquire,
-    String onLose,
+    @Nullable String onAcquire,
+    @Nullable String onLose,
     Duration hookTimeout,
-    Duration waitFor,
+    @Nullable Duration waitFor,
     Map<String, String> environment,
-    String electionName,
+    @Nullable String electionName,
     Redirect input,
     Redirect output,
     Redirect error,
     Ticker ticker,
-    LongBinaryOperator random,
+    @Nullable LongBinaryOperator random,
     Duration backoffInitial,
     Duration backoffCap,
     Duration backoffReset,
-    Consumer<Duration> backoffObserver) {
+    @Nullable Consumer<Duration> backoffObserver) {
 
   /** The variables the runner sets itself; the extra environment may not override them. */
   static final Set<String> RESERVED = Set.of("CONCH_NAME", "CONCH_REV", "CONCH_LEASE");

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +33,7 @@ final class TermWork implements LeadershipHandler {
   // Guarded by lock.
   private boolean accepting;
   private int acquiring;
-  private Child child;
+  private @Nullable Child child;
 
   // Guarded by lock: the highest token whose term has ended (its lose hook was called).
   private long endedToken;
@@ -240,7 +241,7 @@ final class TermWork implements LeadershipHandler {
     return true;
   }
 
-  private Child current() {
+  private @Nullable Child current() {
     synchronized (lock) {
       return child;
     }

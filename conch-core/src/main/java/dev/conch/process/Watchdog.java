@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,7 +70,7 @@ final class Watchdog {
 
   // Guarded by Watchdog.class: one watchdog started ahead of need while runners run, so that
   // starting a command does not wait for a shell to start as well.
-  private static Process spare;
+  private static @Nullable Process spare;
   private static int runners;
 
   private final Process process;

@@ -11,4 +11,7 @@
  * and reap process groups; {@code HookCommand} runs a hook; {@code Watchdog} kills a group when the
  * JVM dies abruptly.
  */
+@NullMarked
 package dev.conch.process;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,5 +1,7 @@
 package dev.conch.jdbc;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The statements of the fence for one dialect and one table.
  *
@@ -16,11 +18,11 @@ final class FenceStatements {
   final String holds;
   final String raise;
   final boolean raiseInserts; // the raise is an upsert: it inserts the first row too
-  final String insert; // null when the raise inserts
+  final @Nullable String insert; // null when the raise inserts
   final String read;
 
   private FenceStatements(
-      String holds, String raise, boolean raiseInserts, String insert, String read) {
+      String holds, String raise, boolean raiseInserts, @Nullable String insert, String read) {
     this.holds = holds;
     this.raise = raise;
     this.raiseInserts = raiseInserts;

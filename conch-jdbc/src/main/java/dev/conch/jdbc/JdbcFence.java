@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The fence in the user's own database: {@link #check} runs inside the caller's transaction, on the
@@ -58,10 +59,10 @@ public final class JdbcFence {
       Set.of("42P01", "42S02", "42102", "42S04", "42104");
 
   private final String table;
-  private final FenceDialect dialect; // null: detect per connection
+  private final @Nullable FenceDialect dialect; // null: detect per connection
   private final Map<FenceDialect, FenceStatements> statements = new EnumMap<>(FenceDialect.class);
 
-  private JdbcFence(String table, FenceDialect dialect) {
+  private JdbcFence(String table, @Nullable FenceDialect dialect) {
     this.table = FenceTable.require(table);
     this.dialect = dialect;
     for (FenceDialect each : FenceDialect.values()) {
@@ -143,7 +144,9 @@ public final class JdbcFence {
     }
     FenceDialect spoken = dialect != null ? dialect : FenceDialect.of(connection);
     try {
-      new FenceRun(connection, statements.get(spoken), office, token, holder).run();
+      // Every dialect has its statements (the constructor makes them all).
+      FenceStatements spokenStatements = Objects.requireNonNull(statements.get(spoken));
+      new FenceRun(connection, spokenStatements, office, token, holder).run();
     } catch (SQLException e) {
       throw missingTable(e, spoken);
     }
@@ -188,7 +191,7 @@ public final class JdbcFence {
         e);
   }
 
-  private static String holderText(Holder holder) {
+  private static String holderText(@Nullable Holder holder) {
     if (holder == null) {
       return "";
     }

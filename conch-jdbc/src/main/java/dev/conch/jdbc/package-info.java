@@ -5,4 +5,7 @@
  * dev.conch.jdbc.FenceDialect} names the supported databases and their schema scripts ({@code
  * dev/conch/jdbc/schema-<platform>.sql}). Plain JDBC, no Spring: the Spring modules build on it.
  */
+@NullMarked
 package dev.conch.jdbc;
+
+import org.jspecify.annotations.NullMarked;

@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A real etcd cluster of one or three members, started from the {@code etcd} binary on free
@@ -126,7 +127,7 @@ public final class EtcdCluster implements AutoCloseable {
     }
     closed = true;
     // Tests are done with the data, so SIGKILL is enough and quicker than a graceful stop.
-    RuntimeException failure = null;
+    @Nullable RuntimeException failure = null;
     for (EtcdMember member : members) {
       try {
         member.kill();
@@ -150,7 +151,7 @@ public final class EtcdCluster implements AutoCloseable {
     return "EtcdCluster" + members;
   }
 
-  private static RuntimeException addTo(RuntimeException first, RuntimeException next) {
+  private static RuntimeException addTo(@Nullable RuntimeException first, RuntimeException next) {
     if (first == null) {
       return next;
     }

@@ -1,5 +1,6 @@
 package dev.conch.test;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -37,8 +38,9 @@ public final class EtcdExtension
         ParameterResolver {
 
   private final EtcdCluster.Builder builder;
-  private EtcdCluster cluster;
-  private String ownerId; // unique id of the context whose "after" callback closes the cluster
+  private @Nullable EtcdCluster cluster;
+  private @Nullable String
+      ownerId; // unique id of the context whose "after" callback closes the cluster
 
   private EtcdExtension(EtcdCluster.Builder builder) {
     this.builder = builder;

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The HTTP calls the harness makes to etcd: {@code /health}, the grpc-gateway's status, and {@code
@@ -21,7 +22,7 @@ final class EtcdHttp {
   private EtcdHttp() {}
 
   /** A member's answer to the gateway's maintenance status call. */
-  record Status(String memberId, String leaderId, long raftTerm) {}
+  record Status(String memberId, @Nullable String leaderId, long raftTerm) {}
 
   /** True if {@code endpoint}/health answers {@code "health":"true"} within {@code timeout}. */
   static boolean healthy(String endpoint, Duration timeout) {
@@ -62,13 +63,14 @@ final class EtcdHttp {
                     .sum());
   }
 
-  private static String field(String json, String name) {
+  private static @Nullable String field(String json, String name) {
     // uint64 fields come as JSON strings from the gateway; a regex avoids a JSON dependency.
     Matcher matcher = Pattern.compile("\"" + name + "\"\\s*:\\s*\"?(\\d+)\"?").matcher(json);
     return matcher.find() ? matcher.group(1) : null;
   }
 
-  private static Optional<String> call(String method, String url, String body, Duration timeout) {
+  private static Optional<String> call(
+      String method, String url, @Nullable String body, Duration timeout) {
     HttpURLConnection connection = null;
     try {
       connection = (HttpURLConnection) URI.create(url).toURL().openConnection();

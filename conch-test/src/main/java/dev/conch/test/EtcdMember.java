@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One etcd process of an {@link EtcdCluster}, on loopback ports that stay the same across restarts,
@@ -36,7 +37,7 @@ public final class EtcdMember {
   private final int clusterSize;
   private final Duration startTimeout;
 
-  private volatile Process process;
+  private volatile @Nullable Process process;
   private volatile boolean paused;
 
   EtcdMember(
@@ -147,7 +148,7 @@ public final class EtcdMember {
     Process current = process;
     if (current != null && current.isAlive()) {
       // A stopped process keeps SIGTERM pending forever, so wake it first.
-      resumeIfPaused();
+      resumeIfPaused(current);
       Processes.terminate(current, STOP_GRACE);
     }
     paused = false;
@@ -167,15 +168,13 @@ public final class EtcdMember {
    * like a member stuck in a long GC pause or a VM that was suspended.
    */
   public synchronized void pause() {
-    requireRunning();
-    Processes.signal(process.pid(), "STOP");
+    Processes.signal(requireRunning().pid(), "STOP");
     paused = true;
   }
 
   /** Continues a {@linkplain #pause() paused} process with SIGCONT. */
   public synchronized void resume() {
-    requireRunning();
-    Processes.signal(process.pid(), "CONT");
+    Processes.signal(requireRunning().pid(), "CONT");
     paused = false;
   }
 
@@ -268,17 +267,19 @@ public final class EtcdMember {
     }
   }
 
-  private void resumeIfPaused() {
+  private void resumeIfPaused(Process current) {
     if (paused) {
-      Processes.signal(process.pid(), "CONT");
+      Processes.signal(current.pid(), "CONT");
       paused = false;
     }
   }
 
-  private void requireRunning() {
-    if (!isRunning()) {
+  private Process requireRunning() {
+    Process current = process;
+    if (current == null || !current.isAlive()) {
       throw new IllegalStateException("Member " + name + " is not running");
     }
+    return current;
   }
 
   @Override

@@ -247,7 +247,8 @@ public final class PostgresServer implements AutoCloseable {
 
     private static int major(Path bin) {
       try {
-        return Integer.parseInt(bin.getParent().getFileName().toString());
+        Path version = bin.getParent(); // bin is <root>/<major>/bin
+        return version == null ? 0 : Integer.parseInt(version.getFileName().toString());
       } catch (NumberFormatException e) {
         return 0;
       }

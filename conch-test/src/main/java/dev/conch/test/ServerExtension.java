@@ -1,6 +1,7 @@
 package dev.conch.test;
 
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -24,8 +25,9 @@ abstract class ServerExtension<S extends AutoCloseable>
 
   private final Class<S> type;
   private final Supplier<S> starter;
-  private S server;
-  private String ownerId; // unique id of the context whose "after" callback closes the server
+  private @Nullable S server;
+  private @Nullable String
+      ownerId; // unique id of the context whose "after" callback closes the server
 
   ServerExtension(Class<S> type, Supplier<S> starter) {
     this.type = type;

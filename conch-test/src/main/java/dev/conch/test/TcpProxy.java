@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A TCP proxy on a free loopback port that forwards to one target and can cut its clients off, to
@@ -231,7 +232,7 @@ public final class TcpProxy implements AutoCloseable {
   private final class Link {
 
     private final Socket client;
-    private Socket upstream; // guarded by "this" Link
+    private @Nullable Socket upstream; // guarded by "this" Link
     private boolean linkClosed; // guarded by "this" Link
     private final AtomicInteger openDirections = new AtomicInteger(2);
 

@@ -22,4 +22,7 @@
  * <p>Every wait is bounded, and a JVM shutdown hook kills any etcd, etcdctl or database process
  * still running, so a crashed test run leaves no process behind. Docker is not needed.
  */
+@NullMarked
 package dev.conch.test;
+
+import org.jspecify.annotations.NullMarked;

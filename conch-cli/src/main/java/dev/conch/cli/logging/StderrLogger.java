@@ -1,5 +1,6 @@
 package dev.conch.cli.logging;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Marker;
 import org.slf4j.event.Level;
 import org.slf4j.helpers.LegacyAbstractLogger;
@@ -40,7 +41,7 @@ final class StderrLogger extends LegacyAbstractLogger {
   }
 
   @Override
-  protected String getFullyQualifiedCallerName() {
+  protected @Nullable String getFullyQualifiedCallerName() {
     return null;
   }
 

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 import org.awaitility.Awaitility;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -48,7 +49,7 @@ public final class LocalOfficesExtension
 
   private final List<Election> candidates = new CopyOnWriteArrayList<>();
 
-  private volatile LocalOffices store;
+  private volatile @Nullable LocalOffices store;
 
   /** An extension whose waits take at most {@link #DEFAULT_TIMEOUT}. */
   public LocalOfficesExtension() {
