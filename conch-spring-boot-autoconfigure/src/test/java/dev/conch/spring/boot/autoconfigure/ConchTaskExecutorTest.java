@@ -11,8 +11,10 @@ import dev.conch.test.EtcdExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -121,6 +123,26 @@ class ConchTaskExecutorTest {
                   .isInstanceOf(ExecutorService.class);
               assertThat(threads.seen())
                   .allSatisfy(seen -> assertThat(seen.thread()).startsWith("own-"));
+            });
+  }
+
+  @Test
+  void hooksAnExecutorRefusesStillRunOnConchsOwnThread() {
+    this.contextRunner
+        .withBean(
+            ConchTaskExecutorConfiguration.BEAN_NAME,
+            Executor.class,
+            () ->
+                task -> {
+                  throw new RejectedExecutionException("full");
+                })
+        .run(
+            context -> {
+              Threads threads = context.getBean(Threads.class);
+              await().atMost(WAIT).until(() -> threads.seen().size() >= 2);
+              assertThat(threads.seen())
+                  .allSatisfy(seen -> assertThat(seen.thread()).startsWith("conch-"))
+                  .noneSatisfy(seen -> assertThat(seen.thread()).startsWith("conch-task-"));
             });
   }
 
