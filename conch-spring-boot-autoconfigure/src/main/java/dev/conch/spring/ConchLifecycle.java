@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.commons.logging.Log;
@@ -54,6 +55,8 @@ public final class ConchLifecycle implements SmartLifecycle, SmartInitializingSi
 
   private final Supplier<@Nullable LeadershipObserver> observer;
 
+  private final ExecutorHandoff handoff;
+
   private final Map<Election, ElectionEventPublisher> publishers = new ConcurrentHashMap<>();
 
   private final Stops stops = new Stops();
@@ -84,7 +87,13 @@ public final class ConchLifecycle implements SmartLifecycle, SmartInitializingSi
       ApplicationEventPublisher eventPublisher,
       List<RequiredOffices> requiredOffices,
       @Nullable LeadershipObserver observer) {
-    this(elections, methods, eventPublisher, () -> requiredOffices, () -> observer);
+    this(
+        elections,
+        methods,
+        eventPublisher,
+        () -> requiredOffices,
+        () -> observer,
+        ExecutorHandoff.CALLER);
   }
 
   /**
@@ -97,18 +106,22 @@ public final class ConchLifecycle implements SmartLifecycle, SmartInitializingSi
    *     office ({@code @LeaderOnly} methods, {@code @LeaderLifecycle} beans) and the {@code
    *     ObservationRegistry} that observes the hooks, with the application's {@link
    *     HookObservationConvention} bean if it has one
+   * @param taskExecutor where the {@code @OnLeadership} methods and the listeners of the leadership
+   *     events run, while the election's own thread waits for each call to return
    */
   public ConchLifecycle(
       Elections elections,
       OnLeadershipAnnotationBeanPostProcessor methods,
       ApplicationEventPublisher eventPublisher,
-      BeanFactory beanFactory) {
+      BeanFactory beanFactory,
+      Executor taskExecutor) {
     this(
         elections,
         methods,
         eventPublisher,
         () -> beanFactory.getBeanProvider(RequiredOffices.class).orderedStream().toList(),
-        () -> ConchObservations.of(beanFactory));
+        () -> ConchObservations.of(beanFactory),
+        new ExecutorHandoff(taskExecutor));
   }
 
   private ConchLifecycle(
@@ -116,8 +129,10 @@ public final class ConchLifecycle implements SmartLifecycle, SmartInitializingSi
       OnLeadershipAnnotationBeanPostProcessor methods,
       ApplicationEventPublisher eventPublisher,
       Supplier<List<RequiredOffices>> requiredOffices,
-      Supplier<@Nullable LeadershipObserver> observer) {
+      Supplier<@Nullable LeadershipObserver> observer,
+      ExecutorHandoff handoff) {
     this.observer = observer;
+    this.handoff = handoff;
     this.elections = elections;
     this.methods = methods;
     this.eventPublisher = eventPublisher;
@@ -151,7 +166,8 @@ public final class ConchLifecycle implements SmartLifecycle, SmartInitializingSi
     }
     LeadershipObserver observer = this.observer.get();
     for (Election election : this.elections.all()) {
-      ElectionEventPublisher publisher = new ElectionEventPublisher(election, this.eventPublisher);
+      ElectionEventPublisher publisher =
+          new ElectionEventPublisher(election, this.eventPublisher, this.handoff);
       // First: the events are published before any hook of the term runs.
       election.addHandler(publisher);
       register(election, byElection.getOrDefault(election, List.of()), observer);
@@ -181,12 +197,17 @@ public final class ConchLifecycle implements SmartLifecycle, SmartInitializingSi
     }
   }
 
-  private static LeadershipHandler observed(
+  /**
+   * The method observed, on the task executor: the hand-off comes first, so that the hook's
+   * observation is the current one on the thread the method runs on.
+   */
+  private LeadershipHandler observed(
       Election election, LeadershipMethod method, @Nullable LeadershipObserver observer) {
     if (observer == null) {
-      return method;
+      return this.handoff.handler(method);
     }
-    return observer.hook(election.office(), method.name(), method.on(), method);
+    return this.handoff.handler(
+        observer.hook(election.office(), method.name(), method.on(), method));
   }
 
   private String officeOf(LeadershipMethod method) {

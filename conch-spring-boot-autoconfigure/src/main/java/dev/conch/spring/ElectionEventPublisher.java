@@ -22,6 +22,9 @@ import org.springframework.context.ApplicationEventPublisher;
  *
  * <p>It is also the first handler of its election, only to remember the term that started: a {@link
  * ElectionEvent.Lost} carries the token, not the holder.
+ *
+ * <p>The listeners run on conch's task executor ({@link ExecutorHandoff}); the core's event thread
+ * waits for them, so the events of one election still reach them one after another, in order.
  */
 final class ElectionEventPublisher implements ElectionListener, LeadershipHandler {
 
@@ -30,6 +33,8 @@ final class ElectionEventPublisher implements ElectionListener, LeadershipHandle
   private final Election election;
 
   private final ApplicationEventPublisher publisher;
+
+  private final ExecutorHandoff handoff;
 
   private final Object monitor = new Object();
 
@@ -41,9 +46,11 @@ final class ElectionEventPublisher implements ElectionListener, LeadershipHandle
   // Guarded by monitor: shutdowns waiting for a resignation to be published.
   private final List<Waiter> waiting = new ArrayList<>();
 
-  ElectionEventPublisher(Election election, ApplicationEventPublisher publisher) {
+  ElectionEventPublisher(
+      Election election, ApplicationEventPublisher publisher, ExecutorHandoff handoff) {
     this.election = election;
     this.publisher = publisher;
+    this.handoff = handoff;
   }
 
   @Override
@@ -53,6 +60,14 @@ final class ElectionEventPublisher implements ElectionListener, LeadershipHandle
 
   @Override
   public void onEvent(ElectionEvent event) {
+    try {
+      this.handoff.run(() -> deliver(event));
+    } catch (Exception ex) {
+      logger.warn("Publishing " + event + " failed", ex);
+    }
+  }
+
+  private void deliver(ElectionEvent event) {
     LeadershipEvent change = toLeadershipEvent(event);
     if (change != null) {
       publish(change);

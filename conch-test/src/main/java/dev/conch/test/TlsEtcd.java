@@ -134,6 +134,21 @@ public final class TlsEtcd implements AutoCloseable {
     return dir.resolve("other-client.key");
   }
 
+  /**
+   * Makes another client certificate etcd accepts, {@code <name>.crt} with its key {@code
+   * <name>.key} in the directory etcd was started in, for tests that rotate a client's certificate.
+   *
+   * @return the certificate; its key is beside it
+   */
+  public Path newClientCertificate(String name) {
+    try {
+      Certificates.sign(dir, name, "extendedKeyUsage=clientAuth\n");
+    } catch (IOException e) {
+      throw new UncheckedIOException("Could not make client certificate " + name + " in " + dir, e);
+    }
+    return dir.resolve(name + ".crt");
+  }
+
   /** Kills etcd and returns once it is reaped. */
   @Override
   public void close() {
@@ -229,7 +244,7 @@ public final class TlsEtcd implements AutoCloseable {
       Files.copy(dir.resolve("other-client.crt"), dir.resolve("other-ca.crt"));
     }
 
-    private static void sign(Path dir, String name, String extensions) throws IOException {
+    static void sign(Path dir, String name, String extensions) throws IOException {
       Files.writeString(dir.resolve(name + ".ext"), extensions);
       openssl(
           dir,

@@ -17,16 +17,20 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.stream.Collectors;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.ssl.SslBundle;
@@ -49,7 +53,7 @@ import org.springframework.core.env.Environment;
 @ConditionalOnClass({Election.class, Client.class})
 @ConditionalOnBooleanProperty(name = "conch.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(ConchProperties.class)
-@Import(ExternalCommandRunnerConfiguration.class)
+@Import({ExternalCommandRunnerConfiguration.class, ConchTaskExecutorConfiguration.class})
 @ImportRuntimeHints(ConchRuntimeHints.class)
 public final class ConchAutoConfiguration {
 
@@ -88,8 +92,9 @@ public final class ConchAutoConfiguration {
       Elections elections,
       OnLeadershipAnnotationBeanPostProcessor methods,
       ApplicationEventPublisher eventPublisher,
-      ListableBeanFactory beanFactory) {
-    return new ConchLifecycle(elections, methods, eventPublisher, beanFactory);
+      ListableBeanFactory beanFactory,
+      @Qualifier(ConchTaskExecutorConfiguration.BEAN_NAME) Executor taskExecutor) {
+    return new ConchLifecycle(elections, methods, eventPublisher, beanFactory, taskExecutor);
   }
 
   /** Elections in etcd, the default. */
@@ -165,6 +170,19 @@ public final class ConchAutoConfiguration {
                 + String.join("; ", restored)
                 + ". To run with other settings, define your own io.etcd.jetcd.Client bean");
       }
+    }
+
+    /** Reconnects conch's client with its SSL bundle's new certificates when it is reloaded. */
+    @Bean
+    @ConditionalOnProperty("conch.etcd.ssl.bundle")
+    @ConditionalOnBean(SslBundles.class)
+    EtcdSslReload conchEtcdSslReload(
+        Client etcdClient,
+        EtcdConnectionDetails connectionDetails,
+        ConchProperties properties,
+        SslBundles sslBundles) {
+      return EtcdSslReload.register(
+          sslBundles, properties.getEtcd().getSsl().getBundle(), etcdClient, connectionDetails);
     }
 
     @Bean(destroyMethod = "close")

@@ -12,6 +12,7 @@ import io.etcd.jetcd.Lock;
 import io.etcd.jetcd.Maintenance;
 import io.etcd.jetcd.Watch;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,9 +31,10 @@ import org.jspecify.annotations.Nullable;
  */
 final class DeferredEtcdClient implements ForwardingClient {
 
-  private final ClientBuilder builder;
-
   private final Object monitor = new Object();
+
+  // Guarded by monitor.
+  private ClientBuilder builder;
 
   // Guarded by monitor.
   private @Nullable Client client;
@@ -111,6 +113,32 @@ final class DeferredEtcdClient implements ForwardingClient {
     return client().getElectionClient();
   }
 
+  /**
+   * Makes the client from {@code change} applied to a copy of the builder from now on: if the
+   * client was built, builds the new one, swaps it in and closes the old one, whose calls under way
+   * fail and are retried by conch on the new one; else the next use builds it. After {@link
+   * #close()} it does nothing.
+   *
+   * @throws RuntimeException what {@code change} or building refused; the client in use stays
+   */
+  void rebuild(UnaryOperator<ClientBuilder> change) {
+    Client old;
+    synchronized (this.monitor) {
+      if (this.closed) {
+        return;
+      }
+      ClientBuilder changed = change.apply(this.builder.copy());
+      old = this.client;
+      if (old != null) {
+        this.client = changed.build();
+      }
+      this.builder = changed;
+    }
+    if (old != null) {
+      old.close();
+    }
+  }
+
   @Override
   public void close() {
     Client built;
@@ -125,6 +153,10 @@ final class DeferredEtcdClient implements ForwardingClient {
 
   @Override
   public String toString() {
-    return "DeferredEtcdClient[" + this.builder.target() + (isBuilt() ? "]" : ", not built yet]");
+    synchronized (this.monitor) {
+      return "DeferredEtcdClient["
+          + this.builder.target()
+          + ((this.client != null) ? "]" : ", not built yet]");
+    }
   }
 }
