@@ -184,7 +184,7 @@ final class EtcdCampaign {
       return;
     }
     askEtcd(
-        "campaign for office '" + office + "'",
+        "campaign for office '" + office + "'" + session.where(),
         () ->
             lock.kv()
                 .txn()
@@ -322,7 +322,12 @@ final class EtcdCampaign {
         cause instanceof ConchException
             ? cause
             : new EtcdUnavailableException(
-                "campaign for office '" + office + "' failed: " + EtcdCalls.describe(cause),
+                "campaign for office '"
+                    + office
+                    + "'"
+                    + session.where()
+                    + " failed: "
+                    + EtcdCalls.describe(cause),
                 cause));
   }
 
