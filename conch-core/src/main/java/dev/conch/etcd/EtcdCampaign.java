@@ -186,7 +186,7 @@ final class EtcdCampaign {
       return;
     }
     askEtcd(
-        "campaign for office '" + office + "'",
+        "campaign for office '" + office + "'" + session.where(),
         () ->
             lock.kv()
                 .txn()
@@ -326,7 +326,12 @@ final class EtcdCampaign {
         cause instanceof ConchException
             ? cause
             : new EtcdUnavailableException(
-                "campaign for office '" + office + "' failed: " + EtcdCalls.describe(cause),
+                "campaign for office '"
+                    + office
+                    + "'"
+                    + session.where()
+                    + " failed: "
+                    + EtcdCalls.describe(cause),
                 cause));
   }
 

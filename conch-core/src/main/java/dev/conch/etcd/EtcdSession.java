@@ -198,6 +198,11 @@ public final class EtcdSession implements AutoCloseable {
     return ticker;
   }
 
+  /** " at" where etcd is, for messages about a call that failed, when the client says. */
+  String where() {
+    return keeper.where();
+  }
+
   LeaseKeeper keeper() {
     return keeper;
   }

@@ -13,4 +13,13 @@ public interface ForwardingClient extends Client {
 
   /** The client calls go to, or empty while there is none yet (nothing was asked of etcd). */
   Optional<Client> delegate();
+
+  /**
+   * Where this client connects, as the user configured it, for conch's messages about an etcd it
+   * cannot reach: the endpoints and the setting that named them, e.g. {@code http://127.0.0.1:2379
+   * (conch.etcd.endpoints)}. Empty when the wrapper does not know.
+   */
+  default Optional<String> endpoints() {
+    return Optional.empty();
+  }
 }

@@ -19,6 +19,7 @@ import io.etcd.jetcd.options.GetOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -66,6 +67,8 @@ final class LeaseKeeper implements AutoCloseable {
   private final Runnable onTick;
   private final Consumer<Lease> onRetired;
   private final ConnectBackoff connectBackoff;
+  // Where the client connects, when it says (the Spring module's client names its property).
+  private final Optional<String> endpoints;
   private final Object monitor = new Object();
   private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
   private final Set<HeldKey> held = ConcurrentHashMap.newKeySet();
@@ -99,6 +102,8 @@ final class LeaseKeeper implements AutoCloseable {
     this.onTick = onTick;
     this.onRetired = onRetired;
     this.connectBackoff = new ConnectBackoff(client);
+    this.endpoints =
+        (client instanceof ForwardingClient forwarding) ? forwarding.endpoints() : Optional.empty();
     this.budget = budgetFor(Duration.ZERO, Duration.ZERO);
     this.thread = new Thread(this::run, "conch-lease");
     this.thread.setDaemon(true);
@@ -156,6 +161,7 @@ final class LeaseKeeper implements AutoCloseable {
       waiting.add(granted);
       monitor.notifyAll();
     }
+    String where = where();
     CompletableFuture.delayedExecutor(options.timeout().toNanos(), TimeUnit.NANOSECONDS)
         .execute(
             () -> {
@@ -164,13 +170,20 @@ final class LeaseKeeper implements AutoCloseable {
               }
               granted.completeExceptionally(
                   new EtcdUnavailableException(
-                      "could not get a lease from etcd within "
+                      "could not get a lease from etcd"
+                          + where
+                          + " within "
                           + Durations.format(options.timeout())
                           + ": "
                           + lastError(),
                       null));
             });
     return granted;
+  }
+
+  /** " at" where the client connects, for messages, when the client says; else empty. */
+  String where() {
+    return endpoints.map(described -> " at " + described).orElse("");
   }
 
   /** The current lease, or null. */
@@ -324,7 +337,11 @@ final class LeaseKeeper implements AutoCloseable {
     } else {
       renewalFailures.incrementAndGet();
       if (firstFailure) {
-        log.warn("lease {} renewal failed, retrying until its deadline: {}", current.hex(), error);
+        log.warn(
+            "lease {} renewal failed{}, retrying until its deadline: {}",
+            current.hex(),
+            where(),
+            error);
       }
       if (ticker.nanoTime() - current.validUntil >= 0) {
         // etcd may have expired it by now: whoever is next may lead already.

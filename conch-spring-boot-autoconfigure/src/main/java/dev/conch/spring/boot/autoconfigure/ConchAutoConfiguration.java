@@ -33,6 +33,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.logging.LoggingSystem;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.ApplicationEventPublisher;
@@ -105,10 +106,10 @@ public final class ConchAutoConfiguration {
       matchIfMissing = true)
   static class EtcdConfiguration {
 
-    /** Loads what the beans below will need while the rest of the context refreshes. */
+    /** jetcd's lease client logs every failed call twice; conch reports an outage itself. */
     @Bean
-    static StartupWarmup conchStartupWarmup() {
-      return new StartupWarmup();
+    JetcdLogLevels conchJetcdLogLevels(ObjectProvider<LoggingSystem> loggingSystem) {
+      return new JetcdLogLevels(loggingSystem.getIfAvailable());
     }
 
     @Bean
@@ -150,7 +151,7 @@ public final class ConchAutoConfiguration {
             "conch.etcd.endpoints", null, "at least one endpoint, e.g. http://127.0.0.1:2379");
       }
       // Built on first use, off the start-up path: see DeferredEtcdClient.
-      return new DeferredEtcdClient(configured);
+      return new DeferredEtcdClient(configured, describe(endpoints, connectionDetails));
     }
 
     /**
@@ -244,6 +245,16 @@ public final class ConchAutoConfiguration {
                 Duration renewInterval = properties.getRenewInterval();
                 return (renewInterval != null) ? options.withRenewInterval(renewInterval) : options;
               });
+    }
+
+    /** The endpoints and where they were set, for the messages about an etcd out of reach. */
+    static String describe(List<URI> endpoints, EtcdConnectionDetails connectionDetails) {
+      String urls = endpoints.stream().map(URI::toString).collect(Collectors.joining(","));
+      String source =
+          (connectionDetails instanceof PropertiesEtcdConnectionDetails)
+              ? "conch.etcd.endpoints"
+              : "from " + connectionDetails.getClass().getName();
+      return urls + " (" + source + ")";
     }
 
     private static boolean isHttps(URI endpoint) {

@@ -27,9 +27,12 @@ import org.jspecify.annotations.Nullable;
  * using it after {@link #close()} is refused.
  *
  * <p>It is a {@link ForwardingClient}, so that conch-core reaches the jetcd client inside to cut
- * gRPC's reconnect back-off short after an outage, as it does for a client of its own.
+ * gRPC's reconnect back-off short after an outage, as it does for a client of its own, and names
+ * the endpoints and the setting they came from when etcd cannot be reached.
  */
 final class DeferredEtcdClient implements ForwardingClient {
+
+  private final @Nullable String endpoints;
 
   private final Object monitor = new Object();
 
@@ -43,7 +46,21 @@ final class DeferredEtcdClient implements ForwardingClient {
   private boolean closed;
 
   DeferredEtcdClient(ClientBuilder builder) {
+    this(builder, null);
+  }
+
+  /**
+   * @param endpoints where the client connects and the setting that says so, for messages about an
+   *     etcd that cannot be reached, e.g. {@code http://127.0.0.1:2379 (conch.etcd.endpoints)}
+   */
+  DeferredEtcdClient(ClientBuilder builder, @Nullable String endpoints) {
     this.builder = builder;
+    this.endpoints = endpoints;
+  }
+
+  @Override
+  public Optional<String> endpoints() {
+    return Optional.ofNullable(this.endpoints);
   }
 
   /** Whether the jetcd client has been built (for tests and diagnostics). */

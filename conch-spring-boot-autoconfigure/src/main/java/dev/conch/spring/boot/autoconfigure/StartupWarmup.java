@@ -8,26 +8,25 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.framework.ProxyFactory;
-import org.springframework.beans.factory.DisposableBean;
-import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
-import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.preinitialize.BackgroundPreinitializer;
 import org.springframework.util.ClassUtils;
 
 /**
- * Loads and initializes, on a thread of its own ({@value #THREAD_NAME}), the classes conch's beans
- * will need later in the refresh, while the context is still busy with everything else: the
- * election core, the jetcd client's own classes, the local host name a candidate's id is made of,
- * and, where {@code @LeaderOnly} can proxy beans, Spring's class-based proxies. The beans then find
- * them ready instead of loading them on the thread that starts the application.
+ * Loads and initializes, on Spring Boot's background pre-initialization thread, the classes conch's
+ * beans will need later in the start-up, while the main thread is still busy with the configuration
+ * classes: the election core, the jetcd client's builder and options, the local host name a
+ * candidate's id is made of, and Spring's class-based proxies, which {@code @LeaderOnly} needs. The
+ * beans then find them ready instead of loading them on the thread that starts the application.
  *
- * <p>Only a head start: nothing waits for it, nothing it does is needed, and a failure is logged at
- * debug level and ignored. It does not connect to etcd. It ends by itself, and at the latest when
- * the context closes.
+ * <p>A {@link BackgroundPreinitializer}, registered in {@code META-INF/spring.factories}: Boot
+ * starts it once the environment is prepared and waits for it before the application is ready; it
+ * does not run with a single processor or with {@code spring.backgroundpreinitializer.ignore=true}.
+ * Only a head start: nothing needs it, a failure is logged at debug level and ignored, it does not
+ * connect to etcd and does not build the jetcd client. It skips its work when conch is turned off
+ * by a system property or the environment ({@code conch.enabled=false}, {@code
+ * CONCH_ENABLED=false}); it cannot see the application's other property sources this early.
  */
-final class StartupWarmup implements BeanFactoryPostProcessor, DisposableBean {
-
-  /** The name of the warm-up thread. */
-  static final String THREAD_NAME = "conch-warmup";
+final class StartupWarmup implements BackgroundPreinitializer {
 
   /** The classes of the election path, each with its static initialization. */
   static final List<String> CLASSES =
@@ -56,40 +55,26 @@ final class StartupWarmup implements BeanFactoryPostProcessor, DisposableBean {
           "dev.conch.spring.LeadershipLostEvent",
           "dev.conch.spring.LeaderObservedEvent");
 
-  private static final String LEADER_ONLY_POST_PROCESSOR =
-      "dev.conch.spring.LeaderOnlyAnnotationBeanPostProcessor";
-
-  private static final Duration JOIN_ON_CLOSE = Duration.ofSeconds(1);
+  private static final String PROXY_FACTORY = "org.springframework.aop.framework.ProxyFactory";
 
   private static final Log logger = LogFactory.getLog(StartupWarmup.class);
 
-  private volatile @Nullable Thread thread;
-
   @Override
-  public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {
-    if (this.thread != null) {
+  public void preinitialize() {
+    if (turnedOff(System.getProperty("conch.enabled"), System.getenv("CONCH_ENABLED"))) {
       return;
     }
-    ClassLoader classLoader = beanFactory.getBeanClassLoader();
-    boolean proxies = hasBeanOfType(beanFactory, LEADER_ONLY_POST_PROCESSOR, classLoader);
-    Thread warmup = new Thread(() -> warm(classLoader, proxies), THREAD_NAME);
-    warmup.setDaemon(true);
-    this.thread = warmup;
-    warmup.start();
+    warm(StartupWarmup.class.getClassLoader());
   }
 
-  /** Whether the thread has finished (or never started). */
-  boolean isDone() {
-    Thread warmup = this.thread;
-    return warmup == null || !warmup.isAlive();
+  /** Whether a system property or environment variable turns conch off. */
+  static boolean turnedOff(@Nullable String property, @Nullable String variable) {
+    return "false".equalsIgnoreCase(property) || "false".equalsIgnoreCase(variable);
   }
 
-  private static void warm(@Nullable ClassLoader classLoader, boolean proxies) {
+  static void warm(@Nullable ClassLoader classLoader) {
     long started = System.nanoTime();
     for (String name : CLASSES) {
-      if (Thread.currentThread().isInterrupted()) {
-        return;
-      }
       try {
         Class.forName(name, true, classLoader);
       } catch (Throwable ex) {
@@ -102,7 +87,7 @@ final class StartupWarmup implements BeanFactoryPostProcessor, DisposableBean {
     } catch (Throwable ex) {
       logger.debug("Warm-up could not describe this candidate", ex);
     }
-    if (proxies && !Thread.currentThread().isInterrupted()) {
+    if (ClassUtils.isPresent(PROXY_FACTORY, classLoader)) {
       try {
         // The first class-based proxy loads CGLIB, ASM and Objenesis; @LeaderOnly beans need it.
         ProxyFactory factory = new ProxyFactory(new Target());
@@ -116,26 +101,6 @@ final class StartupWarmup implements BeanFactoryPostProcessor, DisposableBean {
     if (logger.isDebugEnabled()) {
       logger.debug(
           "Warm-up done in " + Duration.ofNanos(System.nanoTime() - started).toMillis() + " ms");
-    }
-  }
-
-  private static boolean hasBeanOfType(
-      ConfigurableListableBeanFactory beanFactory,
-      String className,
-      @Nullable ClassLoader classLoader) {
-    if (!ClassUtils.isPresent(className, classLoader)) {
-      return false;
-    }
-    Class<?> type = ClassUtils.resolveClassName(className, classLoader);
-    return beanFactory.getBeanNamesForType(type, true, false).length > 0;
-  }
-
-  @Override
-  public void destroy() throws InterruptedException {
-    Thread warmup = this.thread;
-    if (warmup != null) {
-      warmup.interrupt();
-      warmup.join(JOIN_ON_CLOSE.toMillis());
     }
   }
 

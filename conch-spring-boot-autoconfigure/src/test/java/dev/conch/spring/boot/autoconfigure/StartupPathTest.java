@@ -16,15 +16,17 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.preinitialize.BackgroundPreinitializer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.support.SpringFactoriesLoader;
 
 /**
  * What conch leaves off the thread that starts the application: the jetcd client is built on first
- * use (the campaign's first call, after the context started), and a named warm-up thread loads the
- * classes its beans need while the rest of the context refreshes. etcd is configured at a port
- * where nothing listens: none of this needs it.
+ * use (the campaign's first call, after the context started), and Boot's background
+ * pre-initialization thread loads the classes its beans need while the context is being prepared.
+ * etcd is configured at a port where nothing listens: none of this needs it.
  */
 class StartupPathTest {
 
@@ -107,23 +109,28 @@ class StartupPathTest {
   }
 
   @Test
-  void theWarmUpThreadIsNamedEndsByItselfAndIsGoneOnceTheContextCloses() {
-    AtomicReference<StartupWarmup> warmup = new AtomicReference<>();
-    this.contextRunner.run(
-        context -> {
-          warmup.set(context.getBean(StartupWarmup.class));
-          await().atMost(Duration.ofSeconds(30)).until(warmup.get()::isDone);
-        });
-    assertThat(warmup.get().isDone()).isTrue();
-    assertThat(Thread.getAllStackTraces().keySet())
-        .noneMatch(thread -> thread.getName().equals(StartupWarmup.THREAD_NAME));
+  void theWarmUpIsABackgroundPreinitializerThatBootRunsAndItIsNoBean() {
+    // Boot runs what spring.factories lists on its background-preinit thread.
+    assertThat(
+            SpringFactoriesLoader.forDefaultResourceLocation().load(BackgroundPreinitializer.class))
+        .hasAtLeastOneElementOfType(StartupWarmup.class);
+    this.contextRunner.run(context -> assertThat(context).doesNotHaveBean(StartupWarmup.class));
   }
 
   @Test
-  void standaloneElectionsNeedNoWarmUp() {
-    this.contextRunner
-        .withPropertyValues("conch.standalone=true")
-        .run(context -> assertThat(context).doesNotHaveBean(StartupWarmup.class));
+  void theWarmUpIsSkippedWhenASystemPropertyOrTheEnvironmentTurnsConchOff() {
+    assertThat(StartupWarmup.turnedOff("false", null)).isTrue();
+    assertThat(StartupWarmup.turnedOff(null, "FALSE")).isTrue();
+    assertThat(StartupWarmup.turnedOff(null, null)).isFalse();
+    assertThat(StartupWarmup.turnedOff("true", "")).isFalse();
+  }
+
+  @Test
+  void theClientNamesItsEndpointsAndThePropertyThatSetThem() {
+    this.contextRunner.run(
+        context ->
+            assertThat(((DeferredEtcdClient) context.getBean(Client.class)).endpoints())
+                .hasValue(NOWHERE + " (conch.etcd.endpoints)"));
   }
 
   private static DeferredEtcdClient deferred() {
