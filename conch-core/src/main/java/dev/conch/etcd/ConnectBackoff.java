@@ -6,6 +6,7 @@ import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -97,7 +98,7 @@ final class ConnectBackoff {
     return Optional.empty();
   }
 
-  private static Method channelGetter(Class<?> type) {
+  private static @Nullable Method channelGetter(Class<?> type) {
     if (type.isPrimitive() || type.isArray() || type.getName().startsWith("java.")) {
       return null;
     }

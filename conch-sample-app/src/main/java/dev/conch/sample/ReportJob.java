@@ -9,6 +9,7 @@ import dev.conch.jdbc.StaleTokenException;
 import dev.conch.spring.OnLeadership;
 import dev.conch.spring.OnLeadership.Transition;
 import java.time.Instant;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -107,7 +108,8 @@ public class ReportJob {
     Report report =
         new Report(
             this.made.incrementAndGet(),
-            this.election.candidate().id(),
+            // This instance's own candidate, made by conch: it has an id.
+            Objects.requireNonNull(this.election.candidate().id()),
             term.get().token(),
             Instant.now(),
             false);
@@ -124,7 +126,7 @@ public class ReportJob {
       return;
     }
     if (stored && this.store != null) {
-      stored = storeRow(report, term.get());
+      stored = storeRow(this.store, report, term.get());
     }
     report = report.stored(stored);
     this.last.set(report);
@@ -137,9 +139,9 @@ public class ReportJob {
   }
 
   /** The row in the database, through the fence; whether the database took it. */
-  private boolean storeRow(Report report, Leadership term) {
+  private boolean storeRow(ReportStore store, Report report, Leadership term) {
     try {
-      this.store.store(report, term);
+      store.store(report, term);
       return true;
     } catch (StaleTokenException ex) {
       // The database refused it: a newer leader wrote through the fence while this write was in

@@ -51,7 +51,7 @@ public class StatusPage {
     html.append("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">")
         .append("<meta http-equiv=\"refresh\" content=\"2\">")
         .append("<title>conch sample: ")
-        .append(htmlEscape(me.id()))
+        .append(htmlEscape(String.valueOf(me.id())))
         .append("</title></head>\n<body style=\"font-family: sans-serif\">\n")
         .append("<h1>conch sample app</h1>\n<table>\n");
     row(

@@ -4,6 +4,7 @@ import dev.conch.Election;
 import dev.conch.Leadership;
 import dev.conch.NotLeaderException;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import java.util.concurrent.Callable;
 
 /**
@@ -39,13 +40,19 @@ public final class CurrentLeadership {
    * @throws IllegalStateException outside a {@code @LeaderOnly} method
    */
   public static Leadership get() {
-    return find()
-        .orElseThrow(
-            () ->
-                new IllegalStateException(
-                    "No @LeaderOnly method runs on thread '"
-                        + Thread.currentThread().getName()
-                        + "': CurrentLeadership is set only while one does"));
+    return running().leadership();
+  }
+
+  private static Invocation running() {
+    // ThreadLocal.get is null on a thread where nothing was set: NullAway's models do not say so.
+    @Nullable Invocation invocation = current.get();
+    if (invocation == null) {
+      throw new IllegalStateException(
+          "No @LeaderOnly method runs on thread '"
+              + Thread.currentThread().getName()
+              + "': CurrentLeadership is set only while one does");
+    }
+    return invocation;
   }
 
   /**
@@ -58,10 +65,7 @@ public final class CurrentLeadership {
    * @throws IllegalStateException outside a {@code @LeaderOnly} method
    */
   public static boolean guardedPut(String key, String value) {
-    Invocation invocation = current.get();
-    if (invocation == null) {
-      get();
-    }
+    Invocation invocation = running();
     Leadership term = invocation.leadership();
     Election election = invocation.election();
     boolean sameTerm =

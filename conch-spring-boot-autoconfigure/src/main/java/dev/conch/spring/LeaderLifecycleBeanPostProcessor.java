@@ -8,6 +8,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
@@ -103,7 +104,8 @@ public final class LeaderLifecycleBeanPostProcessor
       ReflectionUtils.makeAccessible(setter);
       ReflectionUtils.invokeMethod(setter, bean, false);
     }
-    String office = (byProperty != null) ? byProperty : byAnnotation;
+    // One of the two is set: a bean with neither returned above.
+    String office = (byProperty != null) ? byProperty : Objects.requireNonNull(byAnnotation);
     synchronized (this.bindings) {
       this.bindings.put(beanName, new Binding(office, beanName, lifecycle, source));
     }

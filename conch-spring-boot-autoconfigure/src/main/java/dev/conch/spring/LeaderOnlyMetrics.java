@@ -1,5 +1,6 @@
 package dev.conch.spring;
 
+import dev.conch.spring.observation.DefaultLeaderOnlyObservationConvention;
 import dev.conch.spring.observation.LeaderOnlyObservationContext;
 import dev.conch.spring.observation.LeaderOnlyObservationConvention;
 import io.micrometer.common.KeyValue;
@@ -9,6 +10,7 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 
@@ -61,7 +63,9 @@ final class LeaderOnlyMetrics implements LeaderOnlyObserver {
     for (KeyValue keyValue : this.convention.getLowCardinalityKeyValues(context)) {
       tags.add(Tag.of(keyValue.getKey(), keyValue.getValue()));
     }
-    return Timer.builder(this.convention.getName())
+    return Timer.builder(
+            Objects.requireNonNullElse(
+                this.convention.getName(), DefaultLeaderOnlyObservationConvention.NAME))
         .description("Calls of @LeaderOnly methods, run or skipped")
         .tags(Tags.of(tags))
         .register(this.registry);

@@ -17,6 +17,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.stream.Collectors;
 import org.apache.commons.logging.Log;
@@ -183,7 +184,11 @@ public final class ConchAutoConfiguration {
         ConchProperties properties,
         SslBundles sslBundles) {
       return EtcdSslReload.register(
-          sslBundles, properties.getEtcd().getSsl().getBundle(), etcdClient, connectionDetails);
+          sslBundles,
+          // Set: the bean is conditional on the property.
+          Objects.requireNonNull(properties.getEtcd().getSsl().getBundle()),
+          etcdClient,
+          connectionDetails);
     }
 
     @Bean(destroyMethod = "close")

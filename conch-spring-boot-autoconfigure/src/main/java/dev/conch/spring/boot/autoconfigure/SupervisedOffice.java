@@ -3,6 +3,7 @@ package dev.conch.spring.boot.autoconfigure;
 import dev.conch.Election;
 import dev.conch.InvalidArgumentException;
 import dev.conch.process.ExternalCommandRunner;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -105,7 +106,9 @@ final class SupervisedOffice implements AutoCloseable {
         () -> {
           try {
             ExternalCommandRunner built = builder.build();
-            return new RunnerElection.Generation(built, created.get());
+            // build() made the runner's election through the factory above.
+            return new RunnerElection.Generation(
+                built, Objects.requireNonNull(created.get(), "the runner's election"));
           } catch (InvalidArgumentException ex) {
             throw properties.invalid(ex);
           }

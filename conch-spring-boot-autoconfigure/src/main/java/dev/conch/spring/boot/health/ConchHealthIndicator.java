@@ -95,6 +95,7 @@ public class ConchHealthIndicator extends AbstractHealthIndicator {
   }
 
   private static String idOf(Holder holder) {
-    return holder.isConch() ? holder.id() : "(" + holder.raw() + ")";
+    String id = holder.id();
+    return (holder.isConch() && id != null) ? id : "(" + holder.raw() + ")";
   }
 }

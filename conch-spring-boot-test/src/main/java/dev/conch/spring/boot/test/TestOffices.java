@@ -12,6 +12,7 @@ import dev.conch.spring.LeaderOnlyInvocations;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
@@ -111,7 +112,8 @@ public final class TestOffices implements LeaderOnlyInvocations, DisposableBean 
    */
   public Leadership grant(String office) {
     Election election = election(office);
-    String id = election.candidate().id();
+    // The candidates of the in-memory offices are conch's own: each has an id.
+    String id = Objects.requireNonNull(election.candidate().id());
     await(
         () -> election.isLeader() || this.store.grant(office, id),
         "this instance to be waiting in office " + office);
@@ -304,7 +306,7 @@ public final class TestOffices implements LeaderOnlyInvocations, DisposableBean 
     while (entries.hasNext()) {
       Map.Entry<String, Election> entry = entries.next();
       Election other = entry.getValue();
-      if (other.office().equals(office) && !other.candidate().id().equals(keep)) {
+      if (other.office().equals(office) && !Objects.equals(other.candidate().id(), keep)) {
         other.close();
         entries.remove();
       }

@@ -15,6 +15,7 @@ import dev.conch.spring.LeaderObservedEvent;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
@@ -104,7 +105,10 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
     Holder self = all.isEmpty() ? Holder.self("conch", null, null) : all.get(0).candidate();
     List<OfficeDescriptor> offices = all.stream().map(this::describe).toList();
     return new ConchDescriptor(
-        new CandidateDescriptor(self.id(), self.host(), self.pid()), offices);
+        // This instance's own candidate: conch wrote it, so it has an id and a host.
+        new CandidateDescriptor(
+            Objects.requireNonNull(self.id()), Objects.requireNonNull(self.host()), self.pid()),
+        offices);
   }
 
   /**

@@ -53,11 +53,11 @@ public final class ConchEndpointWebExtension {
       }
       return new WebEndpointResponse<>(leader, WebEndpointResponse.STATUS_OK);
     } catch (InvalidArgumentException ex) {
-      return error(office, ex.getMessage(), WebEndpointResponse.STATUS_BAD_REQUEST);
+      return error(office, messageOf(ex), WebEndpointResponse.STATUS_BAD_REQUEST);
     } catch (EtcdUnavailableException ex) {
       return error(
           office,
-          "etcd unavailable: " + ex.getMessage(),
+          "etcd unavailable: " + messageOf(ex),
           WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
     }
   }
@@ -82,11 +82,11 @@ public final class ConchEndpointWebExtension {
           assertion, assertion.held() ? WebEndpointResponse.STATUS_OK : STATUS_CONFLICT);
     } catch (InvalidArgumentException ex) {
       return new WebEndpointResponse<>(
-          new AssertionDescriptor(false, null, null, null, ex.getMessage()),
+          new AssertionDescriptor(false, null, null, null, messageOf(ex)),
           WebEndpointResponse.STATUS_BAD_REQUEST);
     } catch (EtcdUnavailableException ex) {
       return new WebEndpointResponse<>(
-          new AssertionDescriptor(false, null, null, null, "etcd unavailable: " + ex.getMessage()),
+          new AssertionDescriptor(false, null, null, null, "etcd unavailable: " + messageOf(ex)),
           WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
     }
   }
@@ -102,12 +102,18 @@ public final class ConchEndpointWebExtension {
       return new WebEndpointResponse<>(
           this.delegate.act(office, action), WebEndpointResponse.STATUS_OK);
     } catch (NoSuchElementException ex) {
-      return error(office, ex.getMessage(), WebEndpointResponse.STATUS_NOT_FOUND);
+      return error(office, messageOf(ex), WebEndpointResponse.STATUS_NOT_FOUND);
     } catch (NotLeaderException | UnsupportedOperationException ex) {
-      return error(office, ex.getMessage(), STATUS_CONFLICT);
+      return error(office, messageOf(ex), STATUS_CONFLICT);
     } catch (IllegalArgumentException ex) {
-      return error(office, ex.getMessage(), WebEndpointResponse.STATUS_BAD_REQUEST);
+      return error(office, messageOf(ex), WebEndpointResponse.STATUS_BAD_REQUEST);
     }
+  }
+
+  /** What {@code ex} says, or its type when it says nothing. */
+  private static String messageOf(Exception ex) {
+    String message = ex.getMessage();
+    return (message != null) ? message : ex.getClass().getSimpleName();
   }
 
   /** A response with an {@link ErrorDescriptor}. */

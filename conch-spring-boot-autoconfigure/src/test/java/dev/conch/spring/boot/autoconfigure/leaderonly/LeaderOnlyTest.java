@@ -172,6 +172,9 @@ class LeaderOnlyTest {
     assertThatExceptionOfType(IllegalStateException.class)
         .isThrownBy(CurrentLeadership::get)
         .withMessageContaining("No @LeaderOnly method runs on thread");
+    assertThatExceptionOfType(IllegalStateException.class)
+        .isThrownBy(() -> CurrentLeadership.guardedPut("/k", "v"))
+        .withMessageContaining("No @LeaderOnly method runs on thread");
   }
 
   @Test
