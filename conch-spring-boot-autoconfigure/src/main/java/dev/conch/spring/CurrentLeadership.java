@@ -4,8 +4,8 @@ import dev.conch.Election;
 import dev.conch.Leadership;
 import dev.conch.NotLeaderException;
 import java.util.Optional;
-import org.jspecify.annotations.Nullable;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The term of leadership a running {@link LeaderOnly @LeaderOnly} method was let in by, on the
