@@ -15,7 +15,7 @@ public class InvalidLeaderOnlyMethodException extends IllegalStateException {
    * @param action what to do about it
    */
   public InvalidLeaderOnlyMethodException(Method method, String problem, String action) {
-    super("@LeaderOnly method " + LeaderOnlyMethodInterceptor.describe(method) + " " + problem);
+    super("@LeaderOnly method " + LeaderOnlyInvocations.methodName(method) + " " + problem);
     this.method = method;
     this.action = action;
   }

@@ -1,6 +1,7 @@
 package dev.conch.spring;
 
 import dev.conch.Leadership;
+import java.lang.reflect.Method;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,6 +36,14 @@ public interface LeaderOnlyInvocations {
   default @Nullable Object proceed(Leadership leadership, String method, Call call)
       throws Throwable {
     return call.proceed();
+  }
+
+  /**
+   * How {@code method} is named in these calls, {@code Class.method()}: the simple name of the
+   * class that declares it and the method's name.
+   */
+  static String methodName(Method method) {
+    return method.getDeclaringClass().getSimpleName() + "." + method.getName() + "()";
   }
 
   /** The call of a {@link LeaderOnly @LeaderOnly} method. */

@@ -106,14 +106,10 @@ final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
           String office = (annotation != null) ? this.resolver.apply(annotation.office()) : "";
           return new Target(
               office,
-              describe(specific),
+              LeaderOnlyInvocations.methodName(specific),
               (targetClass != null) ? targetClass : specific.getDeclaringClass(),
               specific);
         });
-  }
-
-  static String describe(Method method) {
-    return method.getDeclaringClass().getSimpleName() + "." + method.getName() + "()";
   }
 
   private static @Nullable Object skippedResult(Class<?> type) {

@@ -1,6 +1,7 @@
 package dev.conch.spring.boot.test;
 
 import dev.conch.spring.LeaderOnly;
+import dev.conch.spring.LeaderOnlyInvocations;
 import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.Set;
@@ -77,7 +78,7 @@ final class LeaderOnlyCounts {
       throw new IllegalArgumentException(
           type.getName() + " has no @LeaderOnly method '" + name + "'; " + known());
     }
-    return describe(found[0]);
+    return LeaderOnlyInvocations.methodName(found[0]);
   }
 
   private static void count(Map<String, AtomicLong> counts, String office, String method) {
@@ -121,15 +122,14 @@ final class LeaderOnlyCounts {
                 (MethodIntrospector.MetadataLookup<LeaderOnly>)
                     method -> AnnotatedElementUtils.findMergedAnnotation(method, LeaderOnly.class))
             .keySet()
-            .forEach(method -> keys.add(describe(ClassUtils.getMostSpecificMethod(method, user))));
+            .forEach(
+                method ->
+                    keys.add(
+                        LeaderOnlyInvocations.methodName(
+                            ClassUtils.getMostSpecificMethod(method, user))));
       }
       this.methods = found;
     }
     return found;
-  }
-
-  /** As the starter names a method in what it tells {@code LeaderOnlyInvocations}. */
-  private static String describe(Method method) {
-    return method.getDeclaringClass().getSimpleName() + "." + method.getName() + "()";
   }
 }
