@@ -99,6 +99,21 @@ public interface Election extends AutoCloseable {
   void transfer();
 
   /**
+   * Hands the office to the named candidate: stops leading as a resign does (lose hooks run), then,
+   * in one etcd transaction that only this leader's key can make succeed, deletes this leader's key
+   * and the keys of the candidates that stand between it and {@code candidateId}, so that the
+   * target leads next and nobody leads in between. The candidates that stood between queue again at
+   * the back; this candidate queues again at the back too. Returns when leadership was given up.
+   *
+   * @param candidateId the {@link Holder#id()} of a live candidate of this office
+   * @throws NotLeaderException when this candidate does not lead
+   * @throws TransferRefusedException when the target is not a live candidate of the office, or a
+   *     candidate that cannot cooperate (a key not written by conch, such as an {@code etcdctl
+   *     elect} proposal) stands between: nothing changed, this candidate still leads
+   */
+  void transfer(String candidateId);
+
+  /**
    * Writes {@code value} at {@code key} in the store only if this candidate still leads with its
    * token: one etcd transaction, {@code If(CreateRevision(own key) == token) Then Put(key, value)},
    * so that etcd itself refuses the write of a leader whose term has ended.

@@ -182,6 +182,12 @@ public final class FencedElection implements Election {
   }
 
   @Override
+  public void transfer(String candidateId) {
+    // Skeleton for issue 22: the named hand-over is being built.
+    throw new UnsupportedOperationException("transfer(candidateId) is not built yet");
+  }
+
+  @Override
   public boolean guardedPut(String key, String value) {
     LeadershipTerm term = current;
     if (term == null || !term.isValid()) {

@@ -4,8 +4,10 @@ import dev.conch.Election;
 import dev.conch.ElectionOptions;
 import dev.conch.EtcdUnavailableException;
 import dev.conch.FencedElection;
+import dev.conch.GroupOptions;
 import dev.conch.Holder;
 import dev.conch.InvalidArgumentException;
+import dev.conch.OfficeGroup;
 import dev.conch.State;
 import dev.conch.Ticker;
 import io.etcd.jetcd.Client;
@@ -105,6 +107,15 @@ public final class EtcdSession implements AutoCloseable {
               + " key per office)");
     }
     return election;
+  }
+
+  /**
+   * Joins the group {@code options.name()} on this session's lease: its member key lives under the
+   * meta root, one watch follows the group. Add the elections whose offices the group shares.
+   */
+  public OfficeGroup group(GroupOptions options) {
+    // Skeleton for issue 22: the group is being built.
+    throw new UnsupportedOperationException("groups are not built yet");
   }
 
   /** How this session renews its lease now. */

@@ -189,6 +189,16 @@ final class RunnerElection implements Election {
             + " and stay in the election; resign stops the runner");
   }
 
+  /**
+   * Refused, as {@link #transfer()} is.
+   *
+   * @throws UnsupportedOperationException always
+   */
+  @Override
+  public void transfer(String candidateId) {
+    transfer();
+  }
+
   @Override
   public boolean guardedPut(String key, String value) {
     return election().guardedPut(key, value);

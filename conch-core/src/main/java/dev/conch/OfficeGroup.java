@@ -1,0 +1,78 @@
+package dev.conch;
+
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+
+/**
+ * The offices that a set of instances campaign for together, shared fairly among them without a
+ * coordinator: each live member leads at most ⌈offices / members⌉ of them. Each member decides only
+ * about the offices it leads, and gives the excess away one at a time, by {@link
+ * Election#transfer(String)}, to the member that leads fewest; a member of higher priority is
+ * handed the offices of lower ones first (after their minimum tenure). Moves wait for a quiet spell
+ * after a membership change ({@link GroupOptions#delay()}), and nothing moves while the shares are
+ * within one of each other.
+ *
+ * <p>Membership is one key per member on its session's lease, under the meta root, and one watch on
+ * the group; so a group costs no etcd request per office while nothing changes. Obtain one from
+ * {@code EtcdSession#group}.
+ */
+public interface OfficeGroup extends AutoCloseable {
+
+  /** The group's name. */
+  String name();
+
+  /**
+   * Adds an election to the group: its office is shared. {@code canMove} says whether the office's
+   * work can stop now (no leader-only call running, for example); the group moves an office only
+   * when it says yes.
+   */
+  void add(Election election, BooleanSupplier canMove);
+
+  /** Adds an election whose work can always stop. */
+  default void add(Election election) {
+    add(election, () -> true);
+  }
+
+  /** The live members as last seen, this one included, in id order. */
+  List<Member> members();
+
+  /**
+   * Adds a listener of the moves this member makes (never blocks; called on the group's thread).
+   *
+   * @return closing it removes the listener
+   */
+  AutoCloseable addListener(Consumer<Move> listener);
+
+  /** Leaves the group (its member key is deleted); the elections are not touched. */
+  @Override
+  void close();
+
+  /**
+   * A live member of the group.
+   *
+   * @param id its candidate id (the {@link Holder#id()} of its elections)
+   * @param priority its priority: higher leads first
+   * @param leads how many of the group's offices it leads
+   * @param self whether it is this member
+   */
+  record Member(String id, int priority, int leads, boolean self) {}
+
+  /**
+   * An office this member handed to another.
+   *
+   * @param office the office
+   * @param to the candidate id that leads it next
+   * @param token the token of the term that ended
+   * @param reason why it moved
+   */
+  record Move(String office, String to, long token, Reason reason) {}
+
+  /** Why an office moved. */
+  enum Reason {
+    /** This member led more than its fair share. */
+    SHARE,
+    /** A member of higher priority is live. */
+    PRIORITY
+  }
+}
