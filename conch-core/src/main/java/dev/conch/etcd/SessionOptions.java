@@ -88,6 +88,21 @@ public record SessionOptions(
     return new SessionOptions(prefix, ttl, renewInterval, timeout, newTicker, newClock);
   }
 
+  /**
+   * The root of every key conch stores besides candidates (group membership, job records), outside
+   * every election's prefix (DESIGN.md, "Keys that are not candidates"): the prefix with its last
+   * segment {@code elect/} replaced by {@code meta/} ({@code /conch/v1/meta/} by default), or, for
+   * a prefix that does not end so, the prefix without its trailing '/' plus {@code .meta/}: a key
+   * under {@code <prefix><office>/} would be taken for a candidate.
+   */
+  public String metaRoot() {
+    if (prefix.endsWith("/elect/")) {
+      return prefix.substring(0, prefix.length() - "elect/".length()) + "meta/";
+    }
+    String bare = prefix.endsWith("/") ? prefix.substring(0, prefix.length() - 1) : prefix;
+    return bare + ".meta/";
+  }
+
   /** The election name of {@code office}: prefix + office, without a trailing '/'. */
   public String electionName(String office) {
     return prefix + Setting.OFFICE.require(office);
