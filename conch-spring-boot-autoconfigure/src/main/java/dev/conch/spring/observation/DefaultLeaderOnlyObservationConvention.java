@@ -41,15 +41,15 @@ public class DefaultLeaderOnlyObservationConvention implements LeaderOnlyObserva
   public String getContextualName(LeaderOnlyObservationContext context) {
     Class<?> targetClass = context.getTargetClass();
     return (targetClass != null)
-        ? "leaderonly " + targetClass.getSimpleName() + "." + context.getName()
-        : "leaderonly " + context.getName();
+        ? "leaderonly " + targetClass.getSimpleName() + "." + context.getFunctionName()
+        : "leaderonly " + context.getFunctionName();
   }
 
   @Override
   public KeyValues getLowCardinalityKeyValues(LeaderOnlyObservationContext context) {
     return KeyValues.of(
         codeNamespace(context),
-        LowCardinalityKeyNames.CODE_FUNCTION.withValue(context.getName()),
+        LowCardinalityKeyNames.CODE_FUNCTION.withValue(context.getFunctionName()),
         LowCardinalityKeyNames.OFFICE.withValue(context.getOffice()),
         LowCardinalityKeyNames.OUTCOME.withValue(outcome(context)),
         exception(context));

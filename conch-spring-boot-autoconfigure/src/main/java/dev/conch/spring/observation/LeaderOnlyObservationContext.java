@@ -16,7 +16,7 @@ public class LeaderOnlyObservationContext extends Observation.Context {
 
   private final @Nullable Method method;
 
-  private final String name;
+  private final String function;
 
   private final String office;
 
@@ -34,7 +34,7 @@ public class LeaderOnlyObservationContext extends Observation.Context {
       Class<?> targetClass, Method method, String office, @Nullable Leadership leadership) {
     this.targetClass = targetClass;
     this.method = method;
-    this.name = method.getName();
+    this.function = method.getName();
     this.office = office;
     this.leadership = leadership;
   }
@@ -49,7 +49,7 @@ public class LeaderOnlyObservationContext extends Observation.Context {
   public LeaderOnlyObservationContext(String task, String office, @Nullable Leadership leadership) {
     this.targetClass = null;
     this.method = null;
-    this.name = task;
+    this.function = task;
     this.office = office;
     this.leadership = leadership;
   }
@@ -64,9 +64,12 @@ public class LeaderOnlyObservationContext extends Observation.Context {
     return this.method;
   }
 
-  /** The name of the method, or of the task. */
-  public String getName() {
-    return this.name;
+  /**
+   * The name of the method, or of the task: its {@code code.function} ({@link #getName()} is the
+   * observation's).
+   */
+  public String getFunctionName() {
+    return this.function;
   }
 
   /** Whether the call is a task's, run through {@code LeaderOnlyTasks}, not a method's. */
