@@ -96,9 +96,7 @@ final class LeaderOnlyCounts {
     if (count != null) {
       return count.get();
     }
-    if (!this.offices.get().contains(key)
-        && !methods().contains(key)
-        && !tasks().contains(key)) {
+    if (!this.offices.get().contains(key) && !methods().contains(key) && !tasks().contains(key)) {
       throw new IllegalArgumentException(
           "No office, @LeaderOnly method or leader-only task '" + key + "'; " + known());
     }

@@ -221,8 +221,7 @@ public final class TestOffices implements LeaderOnlyInvocations, DisposableBean 
 
   /**
    * Waits until the {@code @LeaderOnly} methods or tasks {@code key} names ran at least {@code
-   * times} times;
-   * {@code key} as in {@link #runs(String)}, refused at once when unknown.
+   * times} times; {@code key} as in {@link #runs(String)}, refused at once when unknown.
    */
   public void awaitRuns(String key, long times) {
     runs(key);
