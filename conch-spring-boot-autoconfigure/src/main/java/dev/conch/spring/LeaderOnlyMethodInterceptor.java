@@ -19,8 +19,9 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 
 /**
- * Lets a {@link LeaderOnly @LeaderOnly} method run only while this instance leads its office, with
- * {@link CurrentLeadership} set to the term for the duration of the call; otherwise skips it.
+ * Lets a {@link LeaderOnly @LeaderOnly} method (or a {@link LeaderOnlyTasks} task, through {@link
+ * #guard}) run only while this instance leads its office, with {@link CurrentLeadership} set to the
+ * term for the duration of the call; otherwise skips it.
  */
 final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
 

@@ -11,6 +11,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
+import java.util.function.BiFunction;
 import org.jspecify.annotations.Nullable;
 import org.springframework.scheduling.TaskScheduler;
 import org.springframework.util.ClassUtils;
@@ -185,9 +186,8 @@ public final class LeaderOnlyTasks {
     this.names.add(name);
   }
 
-  private static java.util.function.BiFunction<
-          String, @Nullable Leadership, LeaderOnlyObservationContext>
-      contexts(String name) {
+  private static BiFunction<String, @Nullable Leadership, LeaderOnlyObservationContext> contexts(
+      String name) {
     return (office, term) -> new LeaderOnlyObservationContext(name, office, term);
   }
 

@@ -9,6 +9,8 @@ import dev.conch.ElectionOptions;
 import dev.conch.Leadership;
 import dev.conch.local.LocalOffices;
 import dev.conch.spring.CurrentLeadership;
+import dev.conch.spring.Elections;
+import dev.conch.spring.LeaderOnlyAnnotationBeanPostProcessor;
 import dev.conch.spring.LeaderOnlyTasks;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -24,6 +26,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.TaskScheduler;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
@@ -58,7 +62,7 @@ class LeaderOnlyTasksTest {
       this.contextRunner.run(
           context -> {
             LeaderOnlyTasks leaderOnly = context.getBean(LeaderOnlyTasks.class);
-            Election billing = context.getBean(dev.conch.spring.Elections.class).get("billing");
+            Election billing = context.getBean(Elections.class).get("billing");
             await().atMost(WAIT).until(() -> this.offices.leader("billing").isPresent());
             List<Leadership> runs = new CopyOnWriteArrayList<>();
 
@@ -189,7 +193,7 @@ class LeaderOnlyTasksTest {
           context -> {
             LeaderOnlyTasks leaderOnly = context.getBean(LeaderOnlyTasks.class);
             MeterRegistry meters = context.getBean(MeterRegistry.class);
-            Election billing = context.getBean(dev.conch.spring.Elections.class).get("billing");
+            Election billing = context.getBean(Elections.class).get("billing");
             await().atMost(WAIT).until(() -> this.offices.leader("billing").isPresent());
             TaskScheduler scheduler = leaderOnly.scheduler(threads, "billing", "reminders");
             List<String> runs = new CopyOnWriteArrayList<>();
@@ -217,6 +221,18 @@ class LeaderOnlyTasksTest {
     } finally {
       threads.destroy();
     }
+  }
+
+  @Test
+  void applicationsOwnBeanReplacesTheStarters() {
+    this.contextRunner
+        .withUserConfiguration(MyTasks.class)
+        .run(
+            context -> {
+              assertThat(context).hasSingleBean(LeaderOnlyTasks.class);
+              assertThat(context.getBeanNamesForType(LeaderOnlyTasks.class))
+                  .containsExactly("myTasks");
+            });
   }
 
   private static Leadership current() {
@@ -250,5 +266,14 @@ class LeaderOnlyTasksTest {
             .tag("code.namespace", "none")
             .timer();
     return (timer != null) ? timer.count() : 0;
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class MyTasks {
+
+    @Bean
+    LeaderOnlyTasks myTasks(LeaderOnlyAnnotationBeanPostProcessor methods) {
+      return new LeaderOnlyTasks(methods);
+    }
   }
 }
