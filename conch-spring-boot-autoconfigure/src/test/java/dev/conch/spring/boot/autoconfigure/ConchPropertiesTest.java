@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.conch.ElectionOptions;
 import dev.conch.etcd.SessionOptions;
+import dev.conch.spring.CandidacyPauses;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -62,7 +64,8 @@ class ConchPropertiesTest {
   @Test
   void defaultPropertiesGiveTheDefaultElectionOptions() {
     ElectionFactory factory =
-        new ElectionFactory(this.properties, offices(), options -> null, null);
+        new ElectionFactory(
+            this.properties, offices(), options -> null, null, new CandidacyPauses(Map.of(), null));
 
     assertThat(factory.options("billing")).isEqualTo(ElectionOptions.forOffice("billing"));
   }
