@@ -263,7 +263,12 @@ public final class HealthGatedCandidacy implements SmartLifecycle {
       this.pauses.paused(office, next);
       if (current == null || current.healthy() || !current.reason().equals(reason)) {
         logger.warn(
-            "office " + office + ": candidacy paused: " + next.describe() + " (" + culprit + ")");
+            "office "
+                + office
+                + ": candidacy paused (requires "
+                + culprit
+                + "): "
+                + next.describe());
         publish(new CandidacyPausedEvent(this, office, culprit, reason, leads, until));
       }
       if (inElection) {

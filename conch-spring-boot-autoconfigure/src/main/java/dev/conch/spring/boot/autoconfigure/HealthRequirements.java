@@ -1,5 +1,6 @@
 package dev.conch.spring.boot.autoconfigure;
 
+import dev.conch.InvalidArgumentException;
 import dev.conch.spring.CandidacyPauses;
 import dev.conch.spring.CandidacyPauses.Requirement;
 import java.time.Duration;
@@ -17,7 +18,9 @@ final class HealthRequirements {
   private HealthRequirements() {}
 
   /**
-   * @throws dev.conch.InvalidArgumentException naming a negative quarantine
+   * @throws
+   *     org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException
+   *     naming a negative quarantine as the user wrote it
    */
   static CandidacyPauses of(ConchProperties properties, ConfiguredOffices offices) {
     Requirement defaults =
@@ -40,6 +43,10 @@ final class HealthRequirements {
               (indicators != null) ? prefix + "require-health" : defaults.property(),
               (quarantine != null) ? prefix + "quarantine" : defaults.quarantineProperty()));
     }
-    return new CandidacyPauses(byOffice, defaults);
+    try {
+      return new CandidacyPauses(byOffice, defaults);
+    } catch (InvalidArgumentException ex) {
+      throw SettingProperties.asPropertyValue(ex, offices.environment());
+    }
   }
 }
