@@ -70,6 +70,8 @@ public final class HealthGatedCandidacy implements SmartLifecycle {
 
   private final Duration checkTimeout;
 
+  private final Map<String, ExternalCommandRunnerLifecycle> runners = new ConcurrentHashMap<>();
+
   private final Map<String, String> simulated = new ConcurrentHashMap<>();
 
   private final Set<String> leaving = ConcurrentHashMap.newKeySet();
@@ -104,6 +106,14 @@ public final class HealthGatedCandidacy implements SmartLifecycle {
     this.interval = interval;
     this.checkTimeout = checkTimeout;
     pauses.watchedBy(this);
+  }
+
+  /**
+   * Leaves and joins the runner's office by stopping {@code runner} and starting a fresh one, as
+   * the runner's election ends with its runner.
+   */
+  public void addRunner(ExternalCommandRunnerLifecycle runner) {
+    this.runners.put(runner.office(), runner);
   }
 
   /**
@@ -312,6 +322,13 @@ public final class HealthGatedCandidacy implements SmartLifecycle {
             + (election.isLeader() ? "resigning" : "withdrawing from the election")
             + ": "
             + reason);
+    ExternalCommandRunnerLifecycle runner = this.runners.get(office);
+    if (runner != null) {
+      // The runner's command is stopped (SIGTERM, on-lose, then the office is left) on a thread of
+      // the lifecycle's own; a fresh runner joins afterwards, kept out by the gate.
+      runner.stop(() -> rejoinLater(office, runner::start));
+      return;
+    }
     CompletableFuture<Void> left;
     try {
       left = election.resignAsync();
@@ -325,22 +342,26 @@ public final class HealthGatedCandidacy implements SmartLifecycle {
           if (error != null) {
             logger.warn("office " + office + ": resigning failed", error);
           }
-          ScheduledExecutorService polls = this.poller;
-          try {
-            if (polls == null) {
-              throw new RejectedExecutionException("not started");
-            }
-            polls.execute(() -> rejoin(office, election));
-          } catch (RejectedExecutionException ex) {
-            this.leaving.remove(office); // stopping: the elections stop too
-          }
+          rejoinLater(office, election::start);
         });
   }
 
-  private void rejoin(String office, Election election) {
+  private void rejoinLater(String office, Runnable join) {
+    ScheduledExecutorService polls = this.poller;
+    try {
+      if (polls == null) {
+        throw new RejectedExecutionException("not started");
+      }
+      polls.execute(() -> rejoin(office, join));
+    } catch (RejectedExecutionException ex) {
+      this.leaving.remove(office); // stopping: the elections stop too
+    }
+  }
+
+  private void rejoin(String office, Runnable join) {
     try {
       if (this.running) {
-        election.start();
+        join.run();
       }
     } catch (RuntimeException ex) {
       logger.warn("office " + office + ": joining the election again failed", ex);

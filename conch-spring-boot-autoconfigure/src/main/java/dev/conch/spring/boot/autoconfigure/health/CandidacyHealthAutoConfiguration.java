@@ -2,6 +2,7 @@ package dev.conch.spring.boot.autoconfigure.health;
 
 import dev.conch.spring.CandidacyPauses;
 import dev.conch.spring.Elections;
+import dev.conch.spring.ExternalCommandRunnerLifecycle;
 import dev.conch.spring.HealthGatedCandidacy;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import java.time.Clock;
@@ -44,6 +45,7 @@ public final class CandidacyHealthAutoConfiguration {
       HealthContributorRegistry registry,
       ObjectProvider<ReactiveHealthContributorRegistry> reactive,
       ObjectProvider<HealthEndpointGroups> groups,
+      ObjectProvider<ExternalCommandRunnerLifecycle> runners,
       ApplicationEventPublisher publisher) {
     ReactiveHealthContributorRegistry reactiveRegistry = reactive.getIfAvailable();
     HealthContributors contributors =
@@ -52,13 +54,16 @@ public final class CandidacyHealthAutoConfiguration {
             : registry;
     RequiredHealthProbe probe = new RequiredHealthProbe(contributors, groups.getIfAvailable());
     probe.check(pauses);
-    return new HealthGatedCandidacy(
-        pauses,
-        elections,
-        probe,
-        publisher,
-        Clock.systemUTC(),
-        HealthGatedCandidacy.DEFAULT_INTERVAL,
-        HealthGatedCandidacy.DEFAULT_CHECK_TIMEOUT);
+    HealthGatedCandidacy candidacy =
+        new HealthGatedCandidacy(
+            pauses,
+            elections,
+            probe,
+            publisher,
+            Clock.systemUTC(),
+            HealthGatedCandidacy.DEFAULT_INTERVAL,
+            HealthGatedCandidacy.DEFAULT_CHECK_TIMEOUT);
+    runners.orderedStream().forEach(candidacy::addRunner);
+    return candidacy;
   }
 }

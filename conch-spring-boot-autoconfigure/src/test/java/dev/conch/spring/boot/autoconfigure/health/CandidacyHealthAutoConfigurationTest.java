@@ -8,8 +8,10 @@ import dev.conch.State;
 import dev.conch.spring.CandidacyPauses;
 import dev.conch.spring.Elections;
 import dev.conch.spring.HealthGatedCandidacy;
+import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -19,6 +21,8 @@ import org.springframework.boot.health.autoconfigure.registry.HealthContributorR
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.NestedExceptionUtils;
 
 /**
@@ -45,6 +49,7 @@ class CandidacyHealthAutoConfigurationTest {
   void groupKeepsTheCandidacyOutWhileAMemberIsDown() {
     this.contextRunner
         .withBean("dbHealthIndicator", ToggledHealthIndicator.class)
+        .withUserConfiguration(EndpointConfiguration.class)
         .withPropertyValues(
             "management.endpoint.health.group.custom.include=db",
             "conch.require-health=custom",
@@ -61,8 +66,19 @@ class CandidacyHealthAutoConfigurationTest {
                         assertThat(pause.indicator()).isEqualTo("custom");
                         assertThat(pause.reason()).isEqualTo("custom is DOWN (db is DOWN)");
                       });
+              assertThat(context.getBean(ConchEndpoint.class).conch().offices())
+                  .singleElement()
+                  .satisfies(
+                      office ->
+                          assertThat(office.candidacy())
+                              .isEqualTo(
+                                  new ConchEndpoint.CandidacyDescriptor(
+                                      true, "custom", "custom is DOWN (db is DOWN)", null)));
               context.getBean(ToggledHealthIndicator.class).up();
               assertThat(billing.awaitLeadership(WAIT)).isTrue();
+              assertThat(context.getBean(ConchEndpoint.class).conch().offices())
+                  .singleElement()
+                  .satisfies(office -> assertThat(office.candidacy()).isNull());
             });
   }
 
@@ -104,6 +120,15 @@ class CandidacyHealthAutoConfigurationTest {
               assertThat(billing.isLeader()).isFalse();
               assertThat(context.getBean(HealthGatedCandidacy.class).isRunning()).isTrue();
             });
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class EndpointConfiguration {
+
+    @Bean
+    ConchEndpoint conchEndpoint(Elections elections) {
+      return new ConchEndpoint(elections, office -> Optional.empty());
+    }
   }
 
   @Test
