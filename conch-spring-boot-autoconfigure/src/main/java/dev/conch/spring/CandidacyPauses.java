@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -38,6 +39,8 @@ public final class CandidacyPauses implements SmartInitializingSingleton {
   private final @Nullable Requirement others;
 
   private final Map<String, Pause> pauses = new ConcurrentHashMap<>();
+
+  private final Set<String> gated = ConcurrentHashMap.newKeySet();
 
   private final CountDownLatch checked = new CountDownLatch(1);
 
@@ -99,6 +102,7 @@ public final class CandidacyPauses implements SmartInitializingSingleton {
     if (requirement(office).isEmpty()) {
       return Gate.OPEN;
     }
+    this.gated.add(office);
     return name -> {
       try {
         if (!this.checked.await(FIRST_CHECK_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -111,6 +115,14 @@ public final class CandidacyPauses implements SmartInitializingSingleton {
       Pause pause = this.pauses.get(name);
       return (pause != null) ? Gate.Decision.deny(pause.describe()) : Gate.Decision.allow();
     };
+  }
+
+  /**
+   * Whether the election of {@code office} asks its gate: conch made it. The application's own
+   * {@code Election} beans do not, and are left alone.
+   */
+  boolean isGated(String office) {
+    return this.gated.contains(office);
   }
 
   void watchedBy(HealthGatedCandidacy watcher) {

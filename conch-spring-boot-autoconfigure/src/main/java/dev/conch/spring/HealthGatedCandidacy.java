@@ -5,20 +5,16 @@ import dev.conch.State;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -60,7 +56,7 @@ public final class HealthGatedCandidacy implements SmartLifecycle {
 
   private final Elections elections;
 
-  private final Function<String, @Nullable String> probe;
+  private final HealthRounds rounds;
 
   private final ApplicationEventPublisher publisher;
 
@@ -68,18 +64,9 @@ public final class HealthGatedCandidacy implements SmartLifecycle {
 
   private final Duration interval;
 
-  private final Duration checkTimeout;
-
   private final Map<String, ExternalCommandRunnerLifecycle> runners = new ConcurrentHashMap<>();
 
-  private final Map<String, String> simulated = new ConcurrentHashMap<>();
-
   private final Set<String> leaving = ConcurrentHashMap.newKeySet();
-
-  // Confined to the poll thread: the round of checks under way, and when it began.
-  private @Nullable Future<Map<String, @Nullable String>> round;
-  private long roundStarted;
-  private volatile @Nullable String checking;
 
   private @Nullable ScheduledExecutorService poller;
 
@@ -100,11 +87,10 @@ public final class HealthGatedCandidacy implements SmartLifecycle {
       Duration checkTimeout) {
     this.pauses = pauses;
     this.elections = elections;
-    this.probe = probe;
+    this.rounds = new HealthRounds(probe, checkTimeout);
     this.publisher = publisher;
     this.clock = clock;
     this.interval = interval;
-    this.checkTimeout = checkTimeout;
     pauses.watchedBy(this);
   }
 
@@ -121,12 +107,12 @@ public final class HealthGatedCandidacy implements SmartLifecycle {
    * reports, until {@link #reset()}: for the test kit.
    */
   public void simulate(String indicator, String status) {
-    this.simulated.put(indicator, status);
+    this.rounds.simulate(indicator, status);
   }
 
   /** Ends every simulation and every pause, quarantines included: for the test kit. */
   public void reset() {
-    this.simulated.clear();
+    this.rounds.clearSimulations();
     for (String office : this.elections.offices()) {
       if (this.pauses.pause(office).isPresent()) {
         this.pauses.resumed(office);
@@ -144,8 +130,8 @@ public final class HealthGatedCandidacy implements SmartLifecycle {
       this.pauses.checked(); // nothing to check: no thread
       return;
     }
-    this.round = null;
     this.checker = Executors.newSingleThreadExecutor(named("conch-health-check"));
+    this.rounds.startOn(this.checker);
     ScheduledExecutorService polls =
         Executors.newSingleThreadScheduledExecutor(named("conch-health"));
     this.poller = polls;
@@ -176,9 +162,14 @@ public final class HealthGatedCandidacy implements SmartLifecycle {
 
   private void poll() {
     try {
-      Map<String, @Nullable String> problems = check();
+      Set<String> names = new LinkedHashSet<>();
+      this.pauses.requirements().forEach(r -> names.addAll(r.indicators()));
+      Map<String, @Nullable String> problems = this.rounds.check(names);
       Instant now = this.clock.instant();
       for (Election election : this.elections.all()) {
+        if (!this.pauses.isGated(election.office())) {
+          continue; // the application's own election: no gate would keep it out
+        }
         this.pauses
             .requirement(election.office())
             .ifPresent(requirement -> decide(election, requirement, problems, now));
@@ -190,60 +181,6 @@ public final class HealthGatedCandidacy implements SmartLifecycle {
     } finally {
       this.pauses.checked();
     }
-  }
-
-  /** What is wrong with each required indicator ({@code null}: UP), bounded by the timeout. */
-  private Map<String, @Nullable String> check() throws InterruptedException {
-    Set<String> names = new LinkedHashSet<>();
-    this.pauses.requirements().forEach(r -> names.addAll(r.indicators()));
-    Future<Map<String, @Nullable String>> current = this.round;
-    ExecutorService checks = this.checker;
-    if (current == null) {
-      if (checks == null) {
-        throw new IllegalStateException("not started");
-      }
-      this.roundStarted = System.nanoTime();
-      current = checks.submit(() -> checkAll(names));
-      this.round = current;
-    }
-    long left = this.checkTimeout.toNanos() - (System.nanoTime() - this.roundStarted);
-    try {
-      Map<String, @Nullable String> answers = current.get(Math.max(left, 0), TimeUnit.NANOSECONDS);
-      this.round = null;
-      return answers;
-    } catch (TimeoutException ex) {
-      // Still running: awaited again next time, never a second round beside it.
-      String reason =
-          "the health check of "
-              + this.checking
-              + " did not answer within "
-              + this.checkTimeout.toMillis()
-              + "ms";
-      Map<String, @Nullable String> all = new LinkedHashMap<>();
-      names.forEach(name -> all.put(name, reason));
-      return all;
-    } catch (ExecutionException ex) {
-      this.round = null;
-      throw new IllegalStateException(ex.getCause());
-    }
-  }
-
-  private Map<String, @Nullable String> checkAll(Set<String> names) {
-    Map<String, @Nullable String> answers = new LinkedHashMap<>();
-    for (String name : names) {
-      this.checking = name;
-      String status = this.simulated.get(name);
-      if (status != null) {
-        answers.put(name, "UP".equals(status) ? null : name + " is " + status + " (simulated)");
-        continue;
-      }
-      try {
-        answers.put(name, this.probe.apply(name));
-      } catch (RuntimeException ex) {
-        answers.put(name, "the health check of " + name + " failed: " + ex);
-      }
-    }
-    return answers;
   }
 
   private void decide(

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.conch.Election;
+import dev.conch.ElectionOptions;
 import dev.conch.State;
+import dev.conch.local.LocalOffices;
 import dev.conch.spring.CandidacyPauses;
 import dev.conch.spring.Elections;
 import dev.conch.spring.HealthGatedCandidacy;
@@ -12,6 +14,7 @@ import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -119,6 +122,27 @@ class CandidacyHealthAutoConfigurationTest {
                                                   + " 5000ms")));
               assertThat(billing.isLeader()).isFalse();
               assertThat(context.getBean(HealthGatedCandidacy.class).isRunning()).isTrue();
+            });
+  }
+
+  @Test
+  void applicationsOwnElectionHasNoGateAndIsLeftAlone() {
+    this.contextRunner
+        .withBean("dbHealthIndicator", ToggledHealthIndicator.class)
+        .withBean(
+            Election.class, () -> new LocalOffices().election(ElectionOptions.forOffice("billing")))
+        .withPropertyValues("conch.require-health=db")
+        .run(
+            context -> {
+              Election billing = context.getBean(Election.class);
+              assertThat(billing.awaitLeadership(WAIT)).isTrue();
+              long token = billing.token().orElseThrow();
+              context.getBean(ToggledHealthIndicator.class).down();
+              await()
+                  .during(Duration.ofSeconds(3))
+                  .atMost(WAIT)
+                  .until(() -> billing.token().equals(OptionalLong.of(token)));
+              assertThat(context.getBean(CandidacyPauses.class).pause("billing")).isEmpty();
             });
   }
 
