@@ -86,6 +86,31 @@ class CandidacyHealthAutoConfigurationTest {
   }
 
   @Test
+  void instanceThatStartsUnhealthyNeverCampaigns() {
+    this.contextRunner
+        .withBean(
+            "dbHealthIndicator",
+            ToggledHealthIndicator.class,
+            () -> {
+              ToggledHealthIndicator indicator = new ToggledHealthIndicator();
+              indicator.down();
+              return indicator;
+            })
+        .withBean(CandidacyRecorder.class)
+        .withPropertyValues("conch.require-health=db")
+        .run(
+            context -> {
+              Election billing = context.getBean(Election.class);
+              await()
+                  .during(Duration.ofSeconds(2))
+                  .atMost(WAIT)
+                  .until(() -> billing.state() == State.DENIED);
+              // A term won before the first check would have been resigned: a loss.
+              assertThat(context.getBean(CandidacyRecorder.class).losses).isEmpty();
+            });
+  }
+
+  @Test
   void checkThatHangsCountsAsNotUpAndHoldsUpNoOtherOffice() {
     CountDownLatch never = new CountDownLatch(1);
     this.contextRunner
