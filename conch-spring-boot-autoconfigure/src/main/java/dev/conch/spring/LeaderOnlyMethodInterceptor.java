@@ -33,6 +33,8 @@ final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
 
   private final LeaderOnlyInvocations invocations;
 
+  private final LeaderOnlyJobs jobs;
+
   private final Map<Method, Target> targets = new ConcurrentHashMap<>();
 
   /**
@@ -40,16 +42,19 @@ final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
    * @param resolver resolves placeholders in the office name
    * @param observer records each call, run or skipped (the starter's observation or meter)
    * @param invocations told of each call that ran or was skipped
+   * @param jobs claims and records the firings of {@code @Scheduled} methods
    */
   LeaderOnlyMethodInterceptor(
       Supplier<Elections> elections,
       Function<String, String> resolver,
       LeaderOnlyObserver observer,
-      LeaderOnlyInvocations invocations) {
+      LeaderOnlyInvocations invocations,
+      LeaderOnlyJobs jobs) {
     this.elections = elections;
     this.resolver = resolver;
     this.observer = observer;
     this.invocations = invocations;
+    this.jobs = jobs;
   }
 
   @Override
@@ -57,7 +62,11 @@ final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
     Target target = target(invocation);
     Optional<Election> election = election(target);
     Optional<Leadership> term = election.flatMap(Election::leadership);
-    if (term.isEmpty()) {
+    // A scheduled job's firing runs only once claimed in its record (null: refused, skip it).
+    LeaderOnlyJobs.Firing firing =
+        term.isPresent() ? this.jobs.claim(term.get(), target.method()) : null;
+    if (firing == null) {
+      this.jobs.skipped(officeOf(target), target.method(), term.isPresent());
       if (logger.isDebugEnabled()) {
         logger.debug(
             "Skipped "
@@ -75,7 +84,11 @@ final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
     try {
       return this.observer.run(
           target.context(term.get().office(), term.get()),
-          () -> this.invocations.proceed(term.get(), target.description(), invocation::proceed));
+          () ->
+              firing.run(
+                  () ->
+                      this.invocations.proceed(
+                          term.get(), target.description(), invocation::proceed)));
     } finally {
       CurrentLeadership.exit(previous);
     }

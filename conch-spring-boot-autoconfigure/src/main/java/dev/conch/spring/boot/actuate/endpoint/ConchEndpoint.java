@@ -11,6 +11,7 @@ import dev.conch.Setting;
 import dev.conch.State;
 import dev.conch.etcd.TimingBudget;
 import dev.conch.spring.Elections;
+import dev.conch.spring.JobRecord;
 import dev.conch.spring.LeaderObservedEvent;
 import java.util.List;
 import java.util.Map;
@@ -59,6 +60,8 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
 
   private final Function<String, Optional<TimingBudget>> timings;
 
+  private final Function<String, List<JobRecord>> jobs;
+
   private final Map<String, Optional<Holder>> observed = new ConcurrentHashMap<>();
 
   /**
@@ -84,9 +87,28 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
       Elections elections,
       Function<String, Optional<Holder>> leaders,
       Function<String, Optional<TimingBudget>> timings) {
+    this(elections, leaders, timings, office -> List.of());
+  }
+
+  /**
+   * An endpoint over {@code elections} that shows the last run of each leader-only job.
+   *
+   * @param elections the offices this instance campaigns for
+   * @param leaders reads who leads any office from the store, not a cache; empty when vacant; may
+   *     throw {@link EtcdUnavailableException}
+   * @param timings the timing budget of an office, when known
+   * @param jobs the last run of each {@code @Scheduled @LeaderOnly} job of an office that this
+   *     instance knows of, without a store read
+   */
+  public ConchEndpoint(
+      Elections elections,
+      Function<String, Optional<Holder>> leaders,
+      Function<String, Optional<TimingBudget>> timings,
+      Function<String, List<JobRecord>> jobs) {
     this.elections = elections;
     this.leaders = leaders;
     this.timings = timings;
+    this.jobs = jobs;
   }
 
   /** Remembers who each office's candidate last saw leading, for {@link #conch()}. */
@@ -202,7 +224,8 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
         election.state(),
         leader.map(HolderDescriptor::of).orElse(null),
         token.isPresent() ? token.getAsLong() : null,
-        this.timings.apply(election.office()).map(TimingDescriptor::of).orElse(null));
+        this.timings.apply(election.office()).map(TimingDescriptor::of).orElse(null),
+        this.jobs.apply(election.office()).stream().map(JobDescriptor::of).toList());
   }
 
   /**
@@ -233,6 +256,8 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
    * @param token this instance's fencing token while it leads, else {@code null}
    * @param timing what its settings promise in time, or {@code null} when unknown (standalone, the
    *     application's own elections)
+   * @param jobs the last run of each of its {@code @Scheduled @LeaderOnly} jobs that this instance
+   *     knows of (it ran it, or read it when it last started leading); empty when none
    */
   @JsonInclude(Include.ALWAYS)
   public record OfficeDescriptor(
@@ -240,8 +265,43 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
       State state,
       @Nullable HolderDescriptor leader,
       @Nullable Long token,
-      @Nullable TimingDescriptor timing)
+      @Nullable TimingDescriptor timing,
+      List<JobDescriptor> jobs)
       implements OperationResponseBody {}
+
+  /**
+   * The last run of a leader-only job, as its record in the office says.
+   *
+   * @param job the job, as {@code package.Class.method()}
+   * @param token the fencing token of the term that claimed the firing
+   * @param holder the candidate id of that term's holder
+   * @param scheduled the firing it ran (RFC 3339 UTC)
+   * @param started when it started
+   * @param ended when it ended, or {@code null} while it runs
+   * @param outcome {@code running}, {@code done}, {@code failed} or {@code interrupted}
+   */
+  @JsonInclude(Include.ALWAYS)
+  public record JobDescriptor(
+      String job,
+      long token,
+      String holder,
+      String scheduled,
+      String started,
+      @Nullable String ended,
+      String outcome)
+      implements OperationResponseBody {
+
+    static JobDescriptor of(JobRecord record) {
+      return new JobDescriptor(
+          record.job(),
+          record.token(),
+          record.holder(),
+          record.scheduled().toString(),
+          record.started().toString(),
+          (record.ended() != null) ? record.ended().toString() : null,
+          record.outcome().name().toLowerCase(java.util.Locale.ROOT));
+    }
+  }
 
   /**
    * A holder of an office: the holder JSON of its key, plus its create revision ({@code rev}, the

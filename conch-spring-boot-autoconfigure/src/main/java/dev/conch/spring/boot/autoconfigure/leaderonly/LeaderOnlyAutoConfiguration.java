@@ -1,21 +1,30 @@
 package dev.conch.spring.boot.autoconfigure.leaderonly;
 
 import dev.conch.Election;
+import dev.conch.Holder;
+import dev.conch.etcd.EtcdSession;
+import dev.conch.local.LocalOffices;
 import dev.conch.spring.Elections;
+import dev.conch.spring.EtcdJobRecords;
+import dev.conch.spring.InMemoryJobRecords;
+import dev.conch.spring.JobRecords;
 import dev.conch.spring.LeaderOnly;
 import dev.conch.spring.LeaderOnlyAnnotationBeanPostProcessor;
+import dev.conch.spring.LeaderOnlyJobs;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
 /**
  * {@link EnableAutoConfiguration Auto-configuration} for {@link LeaderOnly @LeaderOnly} methods:
- * the post-processor that guards them, and their meter when the application has a {@link
- * MeterRegistry}.
+ * the post-processor that guards them, their meter when the application has a {@link
+ * MeterRegistry}, and the records of their {@code @Scheduled} firings: in etcd next to the offices,
+ * or in memory beside the in-memory offices.
  */
 @AutoConfiguration(
     after = ConchAutoConfiguration.class,
@@ -28,5 +37,27 @@ public final class LeaderOnlyAutoConfiguration {
   @Bean
   static LeaderOnlyAnnotationBeanPostProcessor conchLeaderOnlyAnnotationBeanPostProcessor() {
     return new LeaderOnlyAnnotationBeanPostProcessor();
+  }
+
+  /** The jobs: a bean so that it hears of each acquired office and stops its thread on close. */
+  @Bean
+  LeaderOnlyJobs conchLeaderOnlyJobs(LeaderOnlyAnnotationBeanPostProcessor postProcessor) {
+    return postProcessor.jobs();
+  }
+
+  @Bean
+  @ConditionalOnMissingBean(JobRecords.class)
+  @ConditionalOnBean(EtcdSession.class)
+  EtcdJobRecords conchJobRecords(EtcdSession etcdSession) {
+    return new EtcdJobRecords(etcdSession);
+  }
+
+  /** Beside the in-memory offices (standalone, the test kit): fenced by their current leader. */
+  @Bean
+  @ConditionalOnMissingBean(JobRecords.class)
+  @ConditionalOnBean(LocalOffices.class)
+  InMemoryJobRecords conchInMemoryJobRecords(LocalOffices localOffices) {
+    return new InMemoryJobRecords(
+        office -> localOffices.leader(office).map(Holder::rev).orElse(0L));
   }
 }
