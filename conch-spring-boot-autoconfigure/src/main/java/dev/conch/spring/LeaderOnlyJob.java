@@ -24,6 +24,9 @@ final class LeaderOnlyJob {
 
   private volatile @Nullable Object bean;
 
+  /** The token of the last term this instance looked for missed firings in; guarded by this. */
+  private long examined;
+
   /** The record as this instance last saw it, and the token of the term it saw it in. */
   private volatile @Nullable Seen seen;
 
@@ -69,6 +72,15 @@ final class LeaderOnlyJob {
 
   Duration threshold() {
     return this.threshold;
+  }
+
+  /** Whether the term of {@code token} has yet to look for missed firings; then it will. */
+  synchronized boolean examine(long token) {
+    if (this.examined == token) {
+      return false;
+    }
+    this.examined = token;
+    return true;
   }
 
   @Nullable Object bean() {

@@ -122,6 +122,9 @@ public final class LeaderOnlyJobs
       PRECLAIMED.remove();
       return (Objects.requireNonNull(preclaimed.term).token() == term.token()) ? preclaimed : null;
     }
+    // The first firing of a term waits for (or makes) the term's look for missed firings, so a
+    // missed firing runs before the term's own, whichever thread comes first.
+    recoverOnce(term, job);
     Instant now = this.clock.get().instant();
     Instant firing = job.schedule().firingAt(now);
     Firing claimed = null;
@@ -226,12 +229,23 @@ public final class LeaderOnlyJobs
           if (term.isEmpty() || term.get().token() != token) {
             return;
           }
-          MisfireRecovery recovery =
-              new MisfireRecovery(this.records.get(), this.clock.get(), this.meters.get(), this);
           for (LeaderOnlyJob job : mine) {
-            recovery.recover(term.get(), job);
+            recoverOnce(term.get(), job);
           }
         });
+  }
+
+  /**
+   * Looks for the missed firings of {@code job} once per term: under the job's lock, so that a
+   * firing of the term that comes meanwhile waits until the missed one ran.
+   */
+  private void recoverOnce(Leadership term, LeaderOnlyJob job) {
+    synchronized (job) {
+      if (job.examine(term.token())) {
+        new MisfireRecovery(this.records.get(), this.clock.get(), this.meters.get(), this)
+            .recover(term, job);
+      }
+    }
   }
 
   /** Runs {@code claim}, a missed firing of {@code job} claimed by the recovery, on its bean. */

@@ -2,6 +2,8 @@ package dev.conch.spring.boot.test;
 
 import dev.conch.local.LocalOffices;
 import dev.conch.spring.Elections;
+import dev.conch.spring.InMemoryJobRecords;
+import dev.conch.spring.LeaderOnlyJobs;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -41,8 +43,13 @@ public final class TestOfficesAutoConfiguration {
     boolean leading = environment.getProperty(LEADING, Boolean.class, true);
     LeaderOnlyCounts counts =
         new LeaderOnlyCounts(beanFactory, () -> elections.getObject().offices());
-    return new TestOffices(
-        localOffices, elections::getObject, TestOffices.DEFAULT_TIMEOUT, leading, counts);
+    TestOffices offices =
+        new TestOffices(
+            localOffices, elections::getObject, TestOffices.DEFAULT_TIMEOUT, leading, counts);
+    offices.jobs(
+        () -> beanFactory.getBeanProvider(LeaderOnlyJobs.class).getIfUnique(),
+        () -> beanFactory.getBeanProvider(InMemoryJobRecords.class).getIfUnique());
+    return offices;
   }
 
   @Bean
