@@ -36,7 +36,7 @@ public final class LeaderOnlyJobs
   private static final Log logger = LogFactory.getLog(LeaderOnlyJobs.class);
 
   /** A firing the recovery claimed, handed to the interceptor of the call it makes. */
-  private static final ThreadLocal<@Nullable Firing> PRECLAIMED = new ThreadLocal<>();
+  private static final ThreadLocal<@Nullable JobFiring> PRECLAIMED = new ThreadLocal<>();
 
   private final Map<Method, LeaderOnlyJob> jobs = new ConcurrentHashMap<>();
 
@@ -46,7 +46,7 @@ public final class LeaderOnlyJobs
 
   private final Supplier<Clock> clock;
 
-  private final Supplier<Meters> meters;
+  private final Supplier<JobMeters> meters;
 
   private final Object lock = new Object();
 
@@ -58,7 +58,7 @@ public final class LeaderOnlyJobs
       Supplier<Elections> elections,
       Supplier<JobRecords> records,
       Supplier<Clock> clock,
-      Supplier<Meters> meters) {
+      Supplier<JobMeters> meters) {
     this.elections = elections;
     this.records = records;
     this.clock = clock;
@@ -103,31 +103,31 @@ public final class LeaderOnlyJobs
   void skipped(String office, Method method, boolean counted) {
     LeaderOnlyJob job = this.jobs.get(method);
     if (job != null && !counted) {
-      this.meters.get().count(office, job.tag(), Meters.SKIPPED, 1);
+      this.meters.get().count(office, job.tag(), JobMeters.SKIPPED, 1);
     }
   }
 
   /**
-   * Claims the firing a call of {@code method} in {@code term} is: {@link Firing#UNRECORDED} when
-   * the method is no job; null when the firing must not run (another term claimed it, the term
+   * Claims the firing a call of {@code method} in {@code term} is: {@link JobFiring#UNRECORDED}
+   * when the method is no job; null when the firing must not run (another term claimed it, the term
    * ended in the store, or the store could not be written).
    */
-  @Nullable Firing claim(Leadership term, Method method) {
+  @Nullable JobFiring claim(Leadership term, Method method) {
     LeaderOnlyJob job = this.jobs.get(method);
     if (job == null) {
-      return Firing.UNRECORDED;
+      return JobFiring.UNRECORDED;
     }
-    Firing preclaimed = PRECLAIMED.get();
-    if (preclaimed != null && preclaimed.job == job) {
+    JobFiring preclaimed = PRECLAIMED.get();
+    if (preclaimed != null && preclaimed.isOf(job)) {
       PRECLAIMED.remove();
-      return (Objects.requireNonNull(preclaimed.term).token() == term.token()) ? preclaimed : null;
+      return preclaimed.isIn(term) ? preclaimed : null;
     }
     // The first firing of a term waits for (or makes) the term's look for missed firings, so a
     // missed firing runs before the term's own, whichever thread comes first.
     recoverOnce(term, job);
     Instant now = this.clock.get().instant();
     Instant firing = job.schedule().firingAt(now);
-    Firing claimed = null;
+    JobFiring claimed = null;
     if (!job.recovered(term.token(), firing)) {
       try {
         claimed = claim(term, job, firing, now);
@@ -145,18 +145,22 @@ public final class LeaderOnlyJobs
     }
     this.meters
         .get()
-        .count(term.office(), job.tag(), (claimed != null) ? Meters.RUN : Meters.SKIPPED, 1);
+        .count(term.office(), job.tag(), (claimed != null) ? JobMeters.RUN : JobMeters.SKIPPED, 1);
     return claimed;
   }
 
-  private @Nullable Firing claim(Leadership term, LeaderOnlyJob job, Instant firing, Instant now) {
+  private @Nullable JobFiring claim(
+      Leadership term, LeaderOnlyJob job, Instant firing, Instant now) {
     JobRecords store = this.records.get();
     JobRecords.Versioned last = job.seen(term.token());
     if (last == null) {
       last = store.read(term.office(), job.name()).orElse(null);
     }
     for (int attempt = 0; attempt < 3; attempt++) {
+      // A cron time is one firing wherever it runs: one another term claimed (its clock ahead of
+      // ours) is not run again. Fixed-rate and fixed-delay runs are each their own moment.
       if (last != null
+          && job.schedule().kind() == JobSchedule.Kind.CRON
           && last.record().token() != term.token()
           && !last.record().scheduled().isBefore(firing)) {
         logger.info(
@@ -186,7 +190,7 @@ public final class LeaderOnlyJobs
       if (written.isPresent()) {
         JobRecords.Versioned claimed = new JobRecords.Versioned(claim, written.getAsLong());
         job.seen(term.token(), claimed);
-        return new Firing(this, job, term, claimed);
+        return new JobFiring(this.records, this.clock, job, term, claimed);
       }
       JobRecords.Versioned fresh = store.read(term.office(), job.name()).orElse(null);
       long seen = (fresh != null) ? fresh.revision() : 0;
@@ -255,7 +259,7 @@ public final class LeaderOnlyJobs
       return;
     }
     job.recovered(term.token(), claim);
-    PRECLAIMED.set(new Firing(this, job, term, claim));
+    PRECLAIMED.set(new JobFiring(this.records, this.clock, job, term, claim));
     try {
       Method method = job.method();
       ReflectionUtils.makeAccessible(method);
@@ -307,103 +311,6 @@ public final class LeaderOnlyJobs
       if (this.recovery != null) {
         this.recovery.shutdownNow();
       }
-    }
-  }
-
-  /** Counts what happens to the firings of each job, by office, job and outcome. */
-  interface Meters {
-
-    /** A firing that ran, in its term. */
-    String RUN = "run";
-
-    /** A firing that did not run here: not leading, or not claimed. */
-    String SKIPPED = "skipped";
-
-    /** A missed firing that the new leader ran. */
-    String MISFIRE_RECOVERED = "misfire_recovered";
-
-    /** A missed firing nobody runs: the policy is SKIP, it was older than the threshold. */
-    String MISFIRE_SKIPPED = "misfire_skipped";
-
-    /** A run whose term ended before it said how it ended, found by the next leader. */
-    String INTERRUPTED = "interrupted";
-
-    Meters NONE = (office, job, outcome, count) -> {};
-
-    void count(String office, String job, String outcome, long count);
-  }
-
-  /** A claimed firing: runs the call and records how it ended, fenced by the term's token. */
-  static final class Firing {
-
-    /** The call of a method that is no job: nothing is recorded. */
-    static final Firing UNRECORDED = new Firing(null, null, null, null);
-
-    private final @Nullable LeaderOnlyJobs jobs;
-
-    private final @Nullable LeaderOnlyJob job;
-
-    private final @Nullable Leadership term;
-
-    private final JobRecords.@Nullable Versioned claim;
-
-    private Firing(
-        @Nullable LeaderOnlyJobs jobs,
-        @Nullable LeaderOnlyJob job,
-        @Nullable Leadership term,
-        JobRecords.@Nullable Versioned claim) {
-      this.jobs = jobs;
-      this.job = job;
-      this.term = term;
-      this.claim = claim;
-    }
-
-    @Nullable Object run(LeaderOnlyInvocations.Call call) throws Throwable {
-      if (this.jobs == null) {
-        return call.proceed();
-      }
-      JobRecord.Outcome outcome = JobRecord.Outcome.FAILED;
-      try {
-        Object result = call.proceed();
-        outcome = JobRecord.Outcome.DONE;
-        return result;
-      } finally {
-        this.jobs.finish(this, outcome);
-      }
-    }
-  }
-
-  private void finish(Firing firing, JobRecord.Outcome outcome) {
-    LeaderOnlyJob job = Objects.requireNonNull(firing.job);
-    Leadership term = Objects.requireNonNull(firing.term);
-    JobRecords.Versioned claim = Objects.requireNonNull(firing.claim);
-    JobRecord ended = claim.record().ended(this.clock.get().instant(), outcome);
-    try {
-      OptionalLong written = this.records.get().write(term, ended, claim.revision());
-      if (written.isPresent()) {
-        job.seen(term.token(), new JobRecords.Versioned(ended, written.getAsLong()));
-        return;
-      }
-      job.seen(term.token(), null);
-      if (!term.isValid()) {
-        logger.warn(
-            job.tag()
-                + " (firing "
-                + claim.record().scheduled()
-                + ") ended after term "
-                + term.token()
-                + " of office '"
-                + term.office()
-                + "' did: its record was not written; the next leader reports it interrupted");
-      }
-    } catch (RuntimeException ex) {
-      logger.warn(
-          "How "
-              + job.tag()
-              + " (firing "
-              + claim.record().scheduled()
-              + ") ended could not be recorded: "
-              + ex.getMessage());
     }
   }
 }

@@ -53,12 +53,11 @@ final class LeaderOnlyJobsFactory {
                   beanFactory.getBeanProvider(TaskScheduler.class).getIfUnique();
               return (scheduler != null) ? scheduler.getClock() : Clock.systemUTC();
             });
-    Supplier<LeaderOnlyJobs.Meters> meters =
+    Supplier<JobMeters> meters =
         SingletonSupplier.of(
             () -> {
-              LeaderOnlyJobs.Meters found =
-                  metersPresent ? LeaderOnlyMetrics.firings(beanFactory) : null;
-              return (found != null) ? found : LeaderOnlyJobs.Meters.NONE;
+              JobMeters found = metersPresent ? LeaderOnlyMetrics.firings(beanFactory) : null;
+              return (found != null) ? found : JobMeters.NONE;
             });
     return new LeaderOnlyJobs(elections, records, clock, meters);
   }

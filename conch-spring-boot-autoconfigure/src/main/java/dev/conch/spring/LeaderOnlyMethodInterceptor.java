@@ -63,8 +63,7 @@ final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
     Optional<Election> election = election(target);
     Optional<Leadership> term = election.flatMap(Election::leadership);
     // A scheduled job's firing runs only once claimed in its record (null: refused, skip it).
-    LeaderOnlyJobs.Firing firing =
-        term.isPresent() ? this.jobs.claim(term.get(), target.method()) : null;
+    JobFiring firing = term.isPresent() ? this.jobs.claim(term.get(), target.method()) : null;
     if (firing == null) {
       this.jobs.skipped(officeOf(target), target.method(), term.isPresent());
       if (logger.isDebugEnabled()) {

@@ -49,7 +49,7 @@ final class LeaderOnlyMetrics implements LeaderOnlyObserver {
    * MeterRegistry}; null when it has none. Recorded whether or not there is an {@code
    * ObservationRegistry}: no observation counts misfires.
    */
-  static LeaderOnlyJobs.@Nullable Meters firings(BeanFactory beanFactory) {
+  static @Nullable JobMeters firings(BeanFactory beanFactory) {
     MeterRegistry registry = beanFactory.getBeanProvider(MeterRegistry.class).getIfUnique();
     if (registry == null) {
       return null;

@@ -25,12 +25,11 @@ final class MisfireRecovery {
 
   private final Clock clock;
 
-  private final LeaderOnlyJobs.Meters meters;
+  private final JobMeters meters;
 
   private final LeaderOnlyJobs jobs;
 
-  MisfireRecovery(
-      JobRecords records, Clock clock, LeaderOnlyJobs.Meters meters, LeaderOnlyJobs jobs) {
+  MisfireRecovery(JobRecords records, Clock clock, JobMeters meters, LeaderOnlyJobs jobs) {
     this.records = records;
     this.clock = clock;
     this.meters = meters;
@@ -74,7 +73,7 @@ final class MisfireRecovery {
       revision = written.getAsLong();
       record = interrupted;
       job.seen(term.token(), new JobRecords.Versioned(record, revision));
-      this.meters.count(term.office(), job.tag(), LeaderOnlyJobs.Meters.INTERRUPTED, 1);
+      this.meters.count(term.office(), job.tag(), JobMeters.INTERRUPTED, 1);
       logger.warn(
           job.tag()
               + " (firing "
@@ -95,7 +94,7 @@ final class MisfireRecovery {
     boolean run = job.misfire() == Misfire.RUN_ONCE && age.compareTo(job.threshold()) <= 0;
     long skipped = run ? missed.count() - 1 : missed.count();
     if (skipped > 0) {
-      this.meters.count(term.office(), job.tag(), LeaderOnlyJobs.Meters.MISFIRE_SKIPPED, skipped);
+      this.meters.count(term.office(), job.tag(), JobMeters.MISFIRE_SKIPPED, skipped);
     }
     String what =
         missed.count()
@@ -132,7 +131,7 @@ final class MisfireRecovery {
     }
     JobRecords.Versioned claimed = new JobRecords.Versioned(claim, written.getAsLong());
     job.seen(term.token(), claimed);
-    this.meters.count(term.office(), job.tag(), LeaderOnlyJobs.Meters.MISFIRE_RECOVERED, 1);
+    this.meters.count(term.office(), job.tag(), JobMeters.MISFIRE_RECOVERED, 1);
     logger.info(what + ": running the latest once now (misfire = RUN_ONCE)");
     this.jobs.runMissed(job, term, claimed);
   }

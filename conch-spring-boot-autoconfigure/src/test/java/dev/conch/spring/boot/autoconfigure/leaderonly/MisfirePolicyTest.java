@@ -10,8 +10,10 @@ import dev.conch.spring.InMemoryJobRecords;
 import dev.conch.spring.JobRecord;
 import dev.conch.spring.LeaderOnly;
 import dev.conch.spring.Misfire;
+import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import dev.conch.spring.boot.autoconfigure.ConchTestSupport;
+import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpointAutoConfiguration;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -162,6 +164,30 @@ class MisfirePolicyTest {
                           records.refused().stream()
                               .anyMatch(r -> r.outcome() == JobRecord.Outcome.DONE));
               assertThat(count(context, "misfire_recovered")).isZero();
+            });
+  }
+
+  @Test
+  void endpointOverviewShowsTheLastRunOfEachJobOfTheOffice() {
+    this.contextRunner
+        .withConfiguration(AutoConfigurations.of(ConchEndpointAutoConfiguration.class))
+        .withPropertyValues("management.endpoints.web.exposure.include=conch")
+        .withUserConfiguration(DelayJob.Config.class)
+        .run(
+            context -> {
+              leads(context);
+              long token = context.getBean(Election.class).token().orElseThrow();
+              ConchEndpoint endpoint = context.getBean(ConchEndpoint.class);
+              await()
+                  .atMost(WAIT)
+                  .until(
+                      () ->
+                          endpoint.conch().offices().get(0).jobs().stream()
+                              .anyMatch(j -> j.token() == token && j.outcome().equals("done")));
+              ConchEndpoint.JobDescriptor job = endpoint.conch().offices().get(0).jobs().get(0);
+              assertThat(job.job())
+                  .isEqualTo(DelayJob.class.getName().replace('$', '.') + ".run()");
+              assertThat(job.holder()).isEqualTo(context.getBean(Election.class).candidate().id());
             });
   }
 
