@@ -70,7 +70,9 @@ final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
         logger.debug(
             "Skipped "
                 + target.description()
-                + ": this instance does not lead office '"
+                + (term.isPresent()
+                    ? ": its firing was not claimed in office '"
+                    : ": this instance does not lead office '")
                 + officeOf(target)
                 + "'");
       }
