@@ -86,6 +86,31 @@ class EtcdOfficeGroupTest {
   }
 
   @Test
+  void theMemberKeyFollowsTheSessionToANewLease() throws Exception {
+    Client client = etcds.client(etcd.cluster());
+    String group = group();
+    GroupMembers members = new GroupMembers(etcds, client, group, 2);
+    GroupMembers.Member a = members.start("a");
+    await().atMost(WAIT).until(() -> a.leads() == 2);
+    String key = "/conch/v1/meta/groups/" + group + "/members/a";
+    await().atMost(WAIT).until(() -> leaseOf(client, key) == a.session.leaseId());
+    long first = a.session.leaseId();
+
+    // etcd forgets the lease (an expiry, an operator's revoke): the key goes with it.
+    client.getLeaseClient().revoke(first).get(5, TimeUnit.SECONDS);
+
+    await()
+        .atMost(WAIT)
+        .until(() -> a.session.leaseId() != first && a.session.leaseId() != 0 && a.leads() == 2);
+    await().atMost(WAIT).until(() -> leaseOf(client, key) == a.session.leaseId());
+  }
+
+  private static long leaseOf(Client client, String key) throws Exception {
+    List<KeyValue> kvs = client.getKVClient().get(bytes(key)).get(5, TimeUnit.SECONDS).getKvs();
+    return kvs.isEmpty() ? -1 : kvs.get(0).getLease();
+  }
+
+  @Test
   void aClosedMemberLeavesTheGroupAndItsKeyIsGone() throws Exception {
     Client client = etcds.client(etcd.cluster());
     String group = group();
