@@ -46,6 +46,19 @@ public record Holder(
 
   private static final JsonFactory JSON = new JsonFactory();
 
+  /** A holder of priority 0 (what every holder was before priorities). */
+  public Holder(
+      String office,
+      @Nullable String host,
+      long pid,
+      @Nullable Instant since,
+      @Nullable String id,
+      long rev,
+      long lease,
+      @Nullable String raw) {
+    this(office, host, pid, since, id, rev, lease, raw, 0);
+  }
+
   /** A holder described by conch's own fields, not yet written to a store. */
   public static Holder of(
       String office, String host, long pid, @Nullable Instant since, String id) {

@@ -52,6 +52,13 @@ final class EtcdOfficeGroup implements OfficeGroup {
   /** Count changes closer together than this are written once: a burst of wins, one put. */
   private static final long COALESCE = TimeUnit.MILLISECONDS.toNanos(50);
 
+  /**
+   * A target whose count changed more recently is not given an office yet: its count may not show
+   * the offices others handed it at the same time (each writes its count after a burst), and giving
+   * on a count that is too low overshoots and costs a move back.
+   */
+  private static final long QUIET = TimeUnit.MILLISECONDS.toNanos(150);
+
   /** The pause before reading again while etcd does not answer. */
   private static final long RETRY = TimeUnit.SECONDS.toNanos(1);
 
@@ -82,6 +89,7 @@ final class EtcdOfficeGroup implements OfficeGroup {
   private boolean outage;
   private boolean transferMissing;
   private @Nullable String refused;
+  private long lookAgain = TICK;
 
   /** One office of the group: its election, canMove, and the term the group saw begin. */
   private static final class Office {
@@ -220,7 +228,8 @@ final class EtcdOfficeGroup implements OfficeGroup {
           stale = true;
           wait = RETRY;
         }
-        take(inbox.poll(wait, TimeUnit.NANOSECONDS));
+        take(inbox.poll(Math.min(wait, lookAgain), TimeUnit.NANOSECONDS));
+        lookAgain = TICK;
       }
     } catch (InterruptedException e) {
       // Closing: leave below.
@@ -382,6 +391,12 @@ final class EtcdOfficeGroup implements OfficeGroup {
       for (String target : plan.targets()) {
         if (closed) {
           return false;
+        }
+        long sinceChange = ticker.nanoTime() - membership.changedAt(target);
+        if (sinceChange >= 0 && sinceChange < QUIET) {
+          // Not refused: looked at again once its count has been still for QUIET.
+          lookAgain = Math.max(1, QUIET - sinceChange);
+          return true;
         }
         try {
           office.election.transfer(target);

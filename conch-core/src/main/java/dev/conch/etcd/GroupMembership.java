@@ -53,6 +53,8 @@ final class GroupMembership {
   private final String self;
   private final int priority;
   private final Map<String, Member> byKey = new HashMap<>();
+  // When each member's count last changed as seen here (Ticker time), by member id.
+  private final Map<String, Long> changedAt = new HashMap<>();
   private final AtomicLong requests = new AtomicLong();
   private Watch.@Nullable Watcher watcher;
   private long generation;
@@ -140,7 +142,22 @@ final class GroupMembership {
 
   private void put(KeyValue kv) {
     String key = text(kv.getKey());
-    parse(text(kv.getValue()), key.equals(selfKey)).ifPresent(member -> byKey.put(key, member));
+    parse(text(kv.getValue()), key.equals(selfKey))
+        .ifPresent(
+            member -> {
+              Member before = byKey.put(key, member);
+              if (before == null || before.leads() != member.leads()) {
+                changedAt.put(member.id(), session.ticker().nanoTime());
+              }
+            });
+  }
+
+  /**
+   * When the count of member {@code id} last changed as seen here ({@link dev.conch.Ticker} time),
+   * or {@code Long.MIN_VALUE} if never.
+   */
+  long changedAt(String id) {
+    return changedAt.getOrDefault(id, Long.MIN_VALUE);
   }
 
   /** The members as seen, in id order. */
