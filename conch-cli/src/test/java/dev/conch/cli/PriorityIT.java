@@ -60,6 +60,23 @@ class PriorityIT {
   }
 
   @Test
+  void withRestartTheLowerOneStandsAgainAndLeadsWhenTheHigherOneStops() {
+    try (Conch.Running low =
+            conch.start(
+                "elect", "again", "--restart", "--min-tenure", "1s", "--", "sh", "-c",
+                "echo low; exec sleep 60");
+        Conch.Running high = startAfter(low, "low", "again", "1", "high")) {
+      high.awaitLine("high"::equals, WAIT);
+      low.awaitErrorLine(line -> line.contains("handed over; campaigning again"), WAIT);
+      assertThat(low.isAlive()).isTrue();
+
+      high.signal("TERM");
+
+      await().atMost(WAIT).until(() -> low.lines().stream().filter("low"::equals).count() == 2);
+    }
+  }
+
+  @Test
   void equalPrioritiesNeverMove() {
     try (Conch.Running first =
             conch.start(

@@ -2,6 +2,7 @@ package dev.conch.etcd;
 
 import dev.conch.OfficeGroup.Member;
 import dev.conch.OfficeGroup.Reason;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -78,6 +79,16 @@ final class ShareRule {
       return plan(due, eligible, Reason.PRIORITY);
     }
     List<Member> fewer = eligible.stream().filter(m -> m.leads() <= mine - 2).toList();
+    if (fewer.isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<Member> target = slot(eligible, new Member(self, top, mine, true));
+    if (target.isEmpty()) {
+      return Optional.empty();
+    }
+    List<Member> targets = new ArrayList<>();
+    targets.add(target.get());
+    fewer.stream().filter(m -> !m.equals(target.get())).forEach(targets::add);
     List<String> movable =
         led.stream()
             .filter(Office::canMove)
@@ -85,7 +96,50 @@ final class ShareRule {
             .sorted(Comparator.comparingLong(Office::heldNanos).reversed())
             .map(Office::name)
             .toList();
-    return plan(movable, fewer, Reason.SHARE);
+    return plan(movable, targets, Reason.SHARE);
+  }
+
+  /**
+   * Whom this member gives to now, so that members giving at the same time do not all give to the
+   * same one and overshoot (which costs moves back): the receivers (eligible members two or more
+   * below the most) get as many slots as they lack of the fair floor, at least one, dealt out one
+   * per receiver per round, fewest first; the givers (two or more above the fewest) take the slots
+   * in order of how many they lead (most first, then id). A giver past the last slot waits: the
+   * others fill them. Every member computes the same from the same view.
+   */
+  private static Optional<Member> slot(List<Member> others, Member me) {
+    List<Member> all = new ArrayList<>(others);
+    all.add(me);
+    int min = all.stream().mapToInt(Member::leads).min().orElseThrow();
+    int max = all.stream().mapToInt(Member::leads).max().orElseThrow();
+    int floor = all.stream().mapToInt(Member::leads).sum() / all.size();
+    List<Member> givers =
+        all.stream()
+            .filter(m -> m.leads() >= min + 2)
+            .sorted(Comparator.comparingInt(Member::leads).reversed().thenComparing(Member::id))
+            .toList();
+    List<Member> receivers =
+        all.stream()
+            .filter(m -> m.leads() <= max - 2)
+            .sorted(Comparator.comparingInt(Member::leads).thenComparing(Member::id))
+            .toList();
+    int rank = givers.indexOf(me);
+    List<Member> slots = new ArrayList<>();
+    for (int round = 0; slots.size() <= rank; round++) {
+      int dealt = slots.size();
+      for (Member receiver : receivers) {
+        if (round < Math.max(1, floor - receiver.leads())) {
+          slots.add(receiver);
+        }
+      }
+      if (slots.size() == dealt) {
+        break;
+      }
+    }
+    if (rank < 0 || rank >= slots.size() || slots.get(rank).leads() > me.leads() - 2) {
+      return Optional.empty();
+    }
+    return Optional.of(slots.get(rank));
   }
 
   private static Optional<Plan> plan(List<String> offices, List<Member> targets, Reason reason) {

@@ -1,5 +1,6 @@
 package dev.conch.bench;
 
+import dev.conch.Durations;
 import dev.conch.Election;
 import dev.conch.ElectionOptions;
 import dev.conch.GroupOptions;
@@ -104,10 +105,12 @@ public final class BalanceBenchmark {
         member.start();
         members.add(member);
       }
+      List<Integer> atLastStart = shares(members);
       long took = until(() -> shares(members).equals(List.of(4, 4, 4)));
       System.out.printf(
-          "balance rolling: 3 members x 12 offices, started 3 s apart (delay %s)%n",
-          GroupOptions.DEFAULT_DELAY);
+          "balance rolling: 3 members x 12 offices, started 3 s apart (delay %s), shares at the"
+              + " last start %s%n",
+          Durations.format(GroupOptions.DEFAULT_DELAY), atLastStart);
       System.out.printf(
           "  time to 4/4/4 after the last start: %6.0f ms, moves %d%n", took / 1e6, moves.get());
       moves.set(0);
@@ -151,6 +154,13 @@ public final class BalanceBenchmark {
       long idleStart = System.nanoTime();
       TimeUnit.NANOSECONDS.sleep(IDLE.toNanos());
       double idle = (requests(cluster) - before) / ((System.nanoTime() - idleStart) / 1e9);
+      // The same idle spell without the groups: what is left is the elections' own cost.
+      members.forEach(m -> m.group.close());
+      TimeUnit.SECONDS.sleep(2);
+      before = requests(cluster);
+      idleStart = System.nanoTime();
+      TimeUnit.NANOSECONDS.sleep(IDLE.toNanos());
+      double without = (requests(cluster) - before) / ((System.nanoTime() - idleStart) / 1e9);
       int threads = ManagementFactory.getThreadMXBean().getThreadCount() - threadsBefore;
       System.out.printf(
           "balance large: %d members x %d offices in one JVM, all started at once%n",
@@ -160,8 +170,9 @@ public final class BalanceBenchmark {
           "  time to a fair share after that: %8.0f ms, moves %d, shares %s%n",
           rebalance / 1e6, moves.get(), shares(members));
       System.out.printf(
-          "  etcd requests per second: %.1f during the rebalance, %.1f idle (all %d sessions)%n",
-          during, idle, size);
+          "  etcd requests per second: %.1f during the rebalance, %.1f idle, %.1f idle with the"
+              + " groups closed (all %d sessions)%n",
+          during, idle, without, size);
       System.out.printf("  threads added: %d%n", threads);
     } finally {
       members.forEach(Member::close);

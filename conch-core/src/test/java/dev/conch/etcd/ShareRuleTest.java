@@ -32,6 +32,13 @@ class ShareRuleTest {
         "a:0:1 b:0:0;        a; 1;  -",
         // two more than the fewest: one moves, only to those it is two above
         "a:0:6 b:0:4 c:0:5;  a; 6;  SHARE o01>b",
+        // givers at the same time deal the receivers' slots out among them: no overshoot
+        "a:0:6 b:0:6 c:0:0;        b; 6;  SHARE o01>c",
+        "a:0:10 b:0:10 c:0:0 d:0:0; a; 10; SHARE o01>c,d",
+        "a:0:10 b:0:10 c:0:0 d:0:0; b; 10; SHARE o01>d,c",
+        "a:0:4 b:0:4 c:0:4 d:0:2;  a; 4;  SHARE o01>d",
+        "a:0:4 b:0:4 c:0:4 d:0:2;  b; 4;  -",
+        "a:0:4 b:0:4 c:0:4 d:0:2;  c; 4;  -",
         // the one leading fewest never gives
         "a:0:0 b:0:12;       a; 0;  -",
         "a:0:4 b:0:8;        a; 4;  -",
