@@ -181,6 +181,18 @@ public final class EtcdSession implements AutoCloseable {
     rewatches.incrementAndGet();
   }
 
+  /**
+   * How many etcd requests the groups of this session made (member reads, puts, watches), not
+   * counting their elections' own: what a group adds to the session's cost.
+   */
+  public long groupRequests() {
+    long sum = 0;
+    for (OfficeGroup group : groups) {
+      sum += ((EtcdOfficeGroup) group).requests();
+    }
+    return sum;
+  }
+
   /** How many renewal rounds failed since the session opened. */
   public long renewalFailures() {
     return keeper.renewalFailures();

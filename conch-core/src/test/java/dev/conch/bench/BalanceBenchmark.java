@@ -151,9 +151,16 @@ public final class BalanceBenchmark {
       double during = (requests(cluster) - requestsBefore) / (rebalance / 1e9);
       TimeUnit.SECONDS.sleep(5); // the last counts written, the last watch events applied
       double before = requests(cluster);
+      long groupBefore = groupRequests(members);
       long idleStart = System.nanoTime();
       TimeUnit.NANOSECONDS.sleep(IDLE.toNanos());
-      double idle = (requests(cluster) - before) / ((System.nanoTime() - idleStart) / 1e9);
+      double seconds = (System.nanoTime() - idleStart) / 1e9;
+      double idle = (requests(cluster) - before) / seconds;
+      double groupIdle = (groupRequests(members) - groupBefore) / seconds;
+      before = requests(cluster);
+      idleStart = System.nanoTime();
+      TimeUnit.NANOSECONDS.sleep(IDLE.toNanos());
+      double idleAgain = (requests(cluster) - before) / ((System.nanoTime() - idleStart) / 1e9);
       // The same idle spell without the groups: what is left is the elections' own cost.
       members.forEach(m -> m.group.close());
       TimeUnit.SECONDS.sleep(2);
@@ -170,13 +177,17 @@ public final class BalanceBenchmark {
           "  time to a fair share after that: %8.0f ms, moves %d, shares %s%n",
           rebalance / 1e6, moves.get(), shares(members));
       System.out.printf(
-          "  etcd requests per second: %.1f during the rebalance, %.1f idle, %.1f idle with the"
-              + " groups closed (all %d sessions)%n",
-          during, idle, without, size);
+          "  etcd requests per second: %.1f during the rebalance; idle %.1f, 20 s later %.1f, then"
+              + " %.1f with the groups closed (all %d sessions); the groups' own while idle: %.2f%n",
+          during, idle, idleAgain, without, size, groupIdle);
       System.out.printf("  threads added: %d%n", threads);
     } finally {
       members.forEach(Member::close);
     }
+  }
+
+  private static long groupRequests(List<Member> members) {
+    return members.stream().mapToLong(m -> m.session.groupRequests()).sum();
   }
 
   private static boolean fair(List<Integer> shares, int offices) {
