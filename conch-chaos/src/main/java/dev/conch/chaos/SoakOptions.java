@@ -39,7 +39,9 @@ record SoakOptions(
     boolean database,
     boolean priorities) {
 
-  /** The minimum tenure of the supervisors with {@code --priorities}: short, so that moves happen. */
+  /**
+   * The minimum tenure of the supervisors with {@code --priorities}: short, so that moves happen.
+   */
   static final Duration PRIORITY_TENURE = Duration.ofSeconds(2);
 
   /** The TTL of {@code conch elect} when none is given. */

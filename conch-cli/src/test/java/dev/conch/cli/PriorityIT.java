@@ -63,7 +63,14 @@ class PriorityIT {
   void withRestartTheLowerOneStandsAgainAndLeadsWhenTheHigherOneStops() {
     try (Conch.Running low =
             conch.start(
-                "elect", "again", "--restart", "--min-tenure", "1s", "--", "sh", "-c",
+                "elect",
+                "again",
+                "--restart",
+                "--min-tenure",
+                "1s",
+                "--",
+                "sh",
+                "-c",
                 "echo low; exec sleep 60");
         Conch.Running high = startAfter(low, "low", "again", "1", "high")) {
       high.awaitLine("high"::equals, WAIT);

@@ -206,9 +206,10 @@ final class EtcdOfficeGroup implements OfficeGroup {
     resyncAt = ticker.nanoTime();
     try {
       while (!closed) {
-        long wait = TICK;
+        long wait;
         try {
           step();
+          wait = lookAgain;
           if (outage) {
             log.info("group {}: etcd answers again", options.name());
             outage = false;
@@ -228,8 +229,8 @@ final class EtcdOfficeGroup implements OfficeGroup {
           stale = true;
           wait = RETRY;
         }
-        take(inbox.poll(Math.min(wait, lookAgain), TimeUnit.NANOSECONDS));
         lookAgain = TICK;
+        take(inbox.poll(wait, TimeUnit.NANOSECONDS));
       }
     } catch (InterruptedException e) {
       // Closing: leave below.
