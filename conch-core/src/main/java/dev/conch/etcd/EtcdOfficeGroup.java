@@ -275,7 +275,7 @@ final class EtcdOfficeGroup implements OfficeGroup {
       return;
     }
     Optional<ShareRule.Plan> plan =
-        ShareRule.decide(seen, self, led, options.minTenure().toNanos());
+        ShareRule.decide(seen, self, led, options.minTenure().toNanos(), offices.size());
     if (plan.isEmpty()) {
       refused = null;
       return;

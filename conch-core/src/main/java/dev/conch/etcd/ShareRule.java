@@ -54,9 +54,11 @@ final class ShareRule {
    * @param led the offices this member leads now (its own count is {@code led.size()}, fresher than
    *     what it published)
    * @param minTenureNanos how long a term lasts before it is given to a member of higher priority
+   * @param offices how many offices this member campaigns for in the group: with the published
+   *     counts, which lag the hand-overs, the group's size as the fair floor counts it
    */
   static Optional<Plan> decide(
-      List<Member> members, String self, List<Office> led, long minTenureNanos) {
+      List<Member> members, String self, List<Office> led, long minTenureNanos, int offices) {
     Optional<Member> me = members.stream().filter(m -> m.id().equals(self)).findFirst();
     if (me.isEmpty() || led.isEmpty()) {
       // Not seen in the group yet (or gone from it): others cannot see it either; wait.
@@ -82,7 +84,7 @@ final class ShareRule {
     if (fewer.isEmpty()) {
       return Optional.empty();
     }
-    Optional<Member> target = slot(eligible, new Member(self, top, mine, true));
+    Optional<Member> target = slot(eligible, new Member(self, top, mine, true), offices);
     if (target.isEmpty()) {
       return Optional.empty();
     }
@@ -105,14 +107,21 @@ final class ShareRule {
    * below the most) get as many slots as they lack of the fair floor, at least one, dealt out one
    * per receiver per round, fewest first; the givers (two or more above the fewest) take the slots
    * in order of how many they lead (most first, then id). A giver past the last slot waits: the
-   * others fill them. Every member computes the same from the same view.
+   * others fill them. Every member computes the same from the same view. Nobody gives below the
+   * fair floor, so a move back is never needed to undo a move made on stale counts.
    */
-  private static Optional<Member> slot(List<Member> others, Member me) {
+  private static Optional<Member> slot(List<Member> others, Member me, int offices) {
     List<Member> all = new ArrayList<>(others);
     all.add(me);
     int min = all.stream().mapToInt(Member::leads).min().orElseThrow();
     int max = all.stream().mapToInt(Member::leads).max().orElseThrow();
-    int floor = all.stream().mapToInt(Member::leads).sum() / all.size();
+    // A count not yet updated understates the total; the offices this member knows do not.
+    int floor = Math.max(offices, all.stream().mapToInt(Member::leads).sum()) / all.size();
+    if (me.leads() - 1 < floor) {
+      // Giving would take this member below the fair floor: a receiver whose count lags the
+      // hand-overs already made to it looks emptier than it is, and would be given too much.
+      return Optional.empty();
+    }
     List<Member> givers =
         all.stream()
             .filter(m -> m.leads() >= min + 2)

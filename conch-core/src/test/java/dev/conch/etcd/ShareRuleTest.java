@@ -12,8 +12,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The share rule as a table: members as {@code id:priority:leads}, the offices {@code self} leads
- * as a count (held long, movable) or as {@code office:heldSeconds:movable}, a minimum tenure of 15
- * s, and what it gives away: {@code REASON first-office>targets}, or {@code -} for nothing.
+ * as a count (held long, movable) or as {@code office:heldSeconds:movable} ({@code self@N}: it
+ * campaigns for N offices), a minimum tenure of 15 s, and what it gives away: {@code REASON
+ * first-office>targets}, or {@code -} for nothing.
  */
 class ShareRuleTest {
 
@@ -39,6 +40,10 @@ class ShareRuleTest {
         "a:0:4 b:0:4 c:0:4 d:0:2;  a; 4;  SHARE o01>d",
         "a:0:4 b:0:4 c:0:4 d:0:2;  b; 4;  -",
         "a:0:4 b:0:4 c:0:4 d:0:2;  c; 4;  -",
+        // counts lag the hand-overs: nobody gives below the fair floor of the offices it knows
+        "a:0:4 b:0:4 c:0:2;        a@12; 4; -",
+        "a:0:5 b:0:4 c:0:1;        a@12; 5; SHARE o01>c",
+        "a:0:5 b:0:5 c:0:1;        b@12; 5; SHARE o01>c",
         // the one leading fewest never gives
         "a:0:0 b:0:12;       a; 0;  -",
         "a:0:4 b:0:8;        a; 4;  -",
@@ -66,7 +71,10 @@ class ShareRuleTest {
         "a:-1:1 b:0:0;       a; x:30:y;               PRIORITY x>b",
       })
   void decides(String members, String self, String led, String expected) {
-    var plan = ShareRule.decide(members(members), self, offices(led), MIN_TENURE);
+    // "a@12": member a, campaigning for 12 offices (else: as many as the counts add up to).
+    String[] who = self.trim().split("@");
+    int total = who.length > 1 ? Integer.parseInt(who[1]) : 0;
+    var plan = ShareRule.decide(members(members), who[0], offices(led), MIN_TENURE, total);
     String got =
         plan.map(p -> p.reason() + " " + p.offices().get(0) + ">" + String.join(",", p.targets()))
             .orElse("-");
