@@ -13,6 +13,7 @@ import dev.conch.test.EtcdCluster;
 import dev.conch.test.TcpProxy;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -98,6 +99,12 @@ class EtcdFaultTest {
     await().atMost(WAIT).until(() -> a.isLeader() || b.isLeader());
     // Issue 8: a leader again within TTL + 2 s of the fault's end.
     assertThat(Duration.ofNanos(System.nanoTime() - back)).isLessThan(TTL.plusSeconds(2));
+
+    // Grants are tried all along the outage: the leases lost in it are revoked, and no grant made
+    // while etcd was away arrives late. One lease per session (a's and b's) and no more.
+    await().atMost(WAIT).until(() -> Etcds.leases(cluster) == 2);
+    TimeUnit.SECONDS.sleep(2); // a grant queued in a client would arrive now
+    assertThat(Etcds.leases(cluster)).isEqualTo(2);
   }
 
   @Test

@@ -61,6 +61,13 @@ final class Etcds implements AutoCloseable {
             });
   }
 
+  /** How many leases etcd has granted and not yet revoked or expired, as etcdctl lists them. */
+  static int leases(EtcdCluster cluster) {
+    Etcdctl.Result list = Etcdctl.run(cluster.endpoints(), Duration.ofSeconds(30), "lease", "list");
+    assertThat(list.succeeded()).as(list.stderr()).isTrue();
+    return (int) list.stdout().lines().filter(line -> line.matches("[0-9a-f]+")).count();
+  }
+
   /** How many candidate keys the election of {@code office} has, as etcdctl reads them. */
   static int candidateKeys(EtcdCluster cluster, String office) {
     Etcdctl.Result keys =
