@@ -6,6 +6,7 @@ import dev.conch.InvalidArgumentException;
 import dev.conch.etcd.EtcdSession;
 import dev.conch.local.LocalOffices;
 import dev.conch.spring.Elections;
+import dev.conch.spring.OfficeBalancer;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpointWebExtension;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
@@ -53,13 +54,16 @@ public final class ConchEndpointAutoConfiguration {
         ObjectProvider<EtcdSession> session,
         ObjectProvider<LocalOffices> localOffices,
         ObjectProvider<OfficeTimings> timings,
+        ObjectProvider<OfficeBalancer> balancer,
         Environment environment) {
       refuseRemovedWriteProperty(environment);
       OfficeTimings known = timings.getIfUnique();
+      OfficeBalancer group = balancer.getIfUnique();
       return new ConchEndpoint(
           elections,
           leaders(elections, session, localOffices),
-          (known != null) ? known::of : office -> Optional.empty());
+          (known != null) ? known::of : office -> Optional.empty(),
+          (group != null) ? group::group : Optional::empty);
     }
 
     /**
