@@ -101,6 +101,41 @@ class OfficeBalanceEtcdTest {
     }
   }
 
+  @Test
+  void candidateOfHigherPriorityIsHandedTheOfficeAfterTheMinimumTenure() {
+    String office = freshOffice("priority");
+    String[] common = {
+      "conch.balance.group=" + office, "conch.balance.delay=300ms", "conch.candidate.min-tenure=1s"
+    };
+    RunningApp low = app(etcd, office, "low", common);
+    try (RunningApp unused = low) {
+      await().atMost(WAIT).until(() -> low.election().isLeader());
+      long token = low.election().token().orElseThrow();
+      Instance recorded = new Instance(low);
+      low.context().addApplicationListener(recorded);
+      List<String> high = new ArrayList<>(List.of(common));
+      high.add("conch.candidate.priority=10");
+      try (RunningApp preferred = app(etcd, office, "high", high.toArray(String[]::new))) {
+        await().atMost(WAIT).until(() -> preferred.election().isLeader());
+        assertThat(low.election().isLeader()).isFalse();
+        await().atMost(WAIT).until(() -> recorded.moves.size() == 1);
+        OfficeMovedEvent move = recorded.moves.get(0);
+        assertThat(move.getOffice()).isEqualTo(office);
+        assertThat(move.getTo()).isEqualTo("high");
+        assertThat(move.getToken()).isEqualTo(token);
+        assertThat(move.getReason()).isEqualTo(OfficeGroup.Reason.PRIORITY);
+        await().atMost(WAIT).until(() -> counted(recorded, office, "priority") == 1);
+        JsonNode members = preferred.get("/actuator/conch").json().get("group").get("members");
+        assertThat(members).extracting(m -> m.get("priority").asInt()).containsExactly(10, 0);
+        // Equal or lower priorities never take it back: the low one stays behind.
+        await()
+            .during(Duration.ofSeconds(2))
+            .atMost(WAIT)
+            .until(() -> preferred.election().isLeader() && recorded.moves.size() == 1);
+      }
+    }
+  }
+
   /** An instance with the offices {@code <prefix>-0} to {@code <prefix>-5} in {@code group}. */
   private static Instance start(String prefix, String group, String id, String... more) {
     List<String> properties = new ArrayList<>();

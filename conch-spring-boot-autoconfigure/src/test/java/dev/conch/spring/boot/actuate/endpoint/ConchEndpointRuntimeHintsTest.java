@@ -6,7 +6,9 @@ import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.ActionDescriptor;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.AssertionDescriptor;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.CandidateDescriptor;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.ConchDescriptor;
+import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.GroupDescriptor;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.HolderDescriptor;
+import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.MemberDescriptor;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.OfficeDescriptor;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpointWebExtension.ErrorDescriptor;
 import java.util.List;
@@ -28,6 +30,8 @@ class ConchEndpointRuntimeHintsTest {
             ConchDescriptor.class,
             OfficeDescriptor.class,
             CandidateDescriptor.class,
+            GroupDescriptor.class,
+            MemberDescriptor.class,
             HolderDescriptor.class,
             AssertionDescriptor.class,
             ActionDescriptor.class,
