@@ -3,7 +3,6 @@ package dev.conch.spring;
 import dev.conch.Election;
 import dev.conch.GroupOptions;
 import dev.conch.OfficeGroup;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executor;
@@ -103,6 +102,12 @@ public final class OfficeBalancer implements SmartLifecycle {
     if (this.group != null) {
       return;
     }
+    List<Election> shared = this.elections.all().stream().filter(this::shared).toList();
+    if (shared.isEmpty()) {
+      // A member that leads none of the group's offices would only lower everyone's share.
+      logger.debug("No office to share in group '" + this.options.name() + "'");
+      return;
+    }
     OfficeGroup joined;
     try {
       joined = this.join.apply(this.options);
@@ -116,16 +121,14 @@ public final class OfficeBalancer implements SmartLifecycle {
       return;
     }
     this.listener = joined.addListener(this::moved);
-    List<String> offices = new ArrayList<>();
-    for (Election election : this.elections.all()) {
-      if (add(joined, election)) {
-        offices.add(election.office());
-      }
+    for (Election election : shared) {
+      String office = election.office();
+      joined.add(election, () -> this.canMove.test(office));
     }
     this.group = joined;
     logger.info(
         "Sharing offices "
-            + offices
+            + shared.stream().map(Election::office).toList()
             + " in group '"
             + this.options.name()
             + "' as '"
@@ -137,29 +140,27 @@ public final class OfficeBalancer implements SmartLifecycle {
             + ")");
   }
 
-  private boolean add(OfficeGroup joined, Election election) {
+  private boolean shared(Election election) {
     if (!this.shared.test(election)) {
       return false;
     }
     String id = election.candidate().id();
-    if (!this.options.candidateId().equals(id)) {
-      // An application's own Election bean with an id of its own: the group could not tell
-      // whether this member leads it.
-      logger.warn(
-          "Office '"
-              + election.office()
-              + "' is not shared in group '"
-              + this.options.name()
-              + "': its candidate id '"
-              + id
-              + "' is not this instance's ('"
-              + this.options.candidateId()
-              + "')");
-      return false;
+    if (this.options.candidateId().equals(id)) {
+      return true;
     }
-    String office = election.office();
-    joined.add(election, () -> this.canMove.test(office));
-    return true;
+    // An application's own Election bean with an id of its own: the group could not tell whether
+    // this member leads it.
+    logger.warn(
+        "Office '"
+            + election.office()
+            + "' is not shared in group '"
+            + this.options.name()
+            + "': its candidate id '"
+            + id
+            + "' is not this instance's ('"
+            + this.options.candidateId()
+            + "')");
+    return false;
   }
 
   /** Leaves the group: its member key is deleted, and nothing moves while the offices resign. */
