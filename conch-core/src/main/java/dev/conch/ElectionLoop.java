@@ -301,13 +301,33 @@ final class ElectionLoop {
       }
       CompletableFuture<Void> release;
       try {
-        release = lock.release(term.grant());
+        release = release(term, reason);
       } catch (RuntimeException | Error e) {
         log.warn("office {}: release failed", office, e);
         release = CompletableFuture.completedFuture(null);
       }
       release.whenComplete((ok, error) -> loop.execute(() -> released(reason, failure)));
     }
+  }
+
+  /**
+   * Releases the grant: by the named hand-over asked for, if the term ended as a transfer; else
+   * plainly (a loss that overtook the transfer, the key already gone, makes it pointless).
+   */
+  private CompletableFuture<Void> release(LeadershipTerm term, LossReason reason) {
+    HandOver.Plan plan = election.takeHandOver();
+    if (plan == null) {
+      return lock.release(term.grant());
+    }
+    if (reason != LossReason.TRANSFERRED) {
+      log.warn(
+          "office {}: the term ended as {} before it could hand over to '{}'; released plainly",
+          office,
+          reason,
+          plan.targetId());
+      return lock.release(term.grant());
+    }
+    return HandOver.carryOut(lock, term.grant(), plan);
   }
 
   private void released(LossReason reason, @Nullable Throwable failure) {

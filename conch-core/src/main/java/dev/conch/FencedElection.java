@@ -8,7 +8,9 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -47,6 +49,9 @@ public final class FencedElection implements Election {
   // Guarded by monitor.
   private Command command = Command.RUN;
   private boolean running;
+
+  // Guarded by monitor: what a named transfer hands over, set with Command.TRANSFER.
+  private HandOver.@Nullable Plan handOver;
 
   // Guarded by monitor: completes when the loop has left the election it joined last.
   private CompletableFuture<Void> finished = CompletableFuture.completedFuture(null);
@@ -181,10 +186,51 @@ public final class FencedElection implements Election {
     awaitLoop(() -> command != Command.TRANSFER, stopBound());
   }
 
+  /**
+   * Checks the hand-over against one read of the line before anything changes (see {@link
+   * HandOver}), then ends the term as {@link #transfer()} does; the release hands the office over.
+   * A refusal changes nothing: the term goes on.
+   */
   @Override
   public void transfer(String candidateId) {
-    // Skeleton for issue 22: the named hand-over is being built.
-    throw new UnsupportedOperationException("transfer(candidateId) is not built yet");
+    Objects.requireNonNull(candidateId, "candidateId");
+    LeadershipTerm term;
+    synchronized (monitor) {
+      term = current;
+      if (term == null || command != Command.RUN) {
+        throw new NotLeaderException(office());
+      }
+    }
+    // Read outside the monitor: the loop asks it for the command, and must not wait on etcd.
+    HandOver.Plan plan = HandOver.plan(term.leadership().holder(), readLine(), candidateId.strip());
+    synchronized (monitor) {
+      if (current != term || command != Command.RUN || !term.isValid()) {
+        throw new NotLeaderException(office()); // the term ended while the line was read
+      }
+      command = Command.TRANSFER;
+      handOver = plan;
+      monitor.notifyAll();
+    }
+    loop.execute(loop::commanded);
+    awaitLoop(() -> command != Command.TRANSFER, stopBound());
+  }
+
+  private List<Holder> readLine() {
+    try {
+      // The store bounds its own read; this bound is only a belt.
+      return lock.candidates().get(stopBound().toNanos(), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException failure) {
+        throw failure;
+      }
+      throw new ConchException("office '" + office() + "': reading the line failed", e.getCause());
+    } catch (TimeoutException e) {
+      throw new EtcdUnavailableException(
+          "office '" + office() + "': the line was not read within " + stopBound(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ConchException("office '" + office() + "': interrupted reading the line", e);
+    }
   }
 
   @Override
@@ -344,7 +390,17 @@ public final class FencedElection implements Election {
       if (command == Command.TRANSFER) {
         command = Command.RUN;
       }
+      handOver = null;
       monitor.notifyAll();
+    }
+  }
+
+  /** The named hand-over asked of the term that ends, if any; taken once, by its release. */
+  HandOver.@Nullable Plan takeHandOver() {
+    synchronized (monitor) {
+      HandOver.Plan plan = handOver;
+      handOver = null;
+      return plan;
     }
   }
 

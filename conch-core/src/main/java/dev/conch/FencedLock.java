@@ -1,5 +1,6 @@
 package dev.conch;
 
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -42,6 +43,30 @@ public interface FencedLock {
    * @throws EtcdUnavailableException when the store cannot be read in time
    */
   Optional<Holder> leader();
+
+  /**
+   * The office's line, read once from the store: every key of its election in the order of their
+   * create revisions, the leader first. A key conch did not write (an {@code etcdctl elect}
+   * proposal) is a holder that is not {@linkplain Holder#isConch() conch's}.
+   *
+   * @return the line, or a failure ({@link EtcdUnavailableException}) when the store cannot be read
+   *     in time
+   */
+  CompletableFuture<List<Holder>> candidates();
+
+  /**
+   * Hands the office from {@code grant} to {@code target} in one atomic step that only the grant's
+   * own key can make succeed: if the grant's key, every key of {@code between} and the target's key
+   * still have the create revisions given, the grant's key and the keys of {@code between} are
+   * deleted together, so that the target is first and wins; else nothing changes. Never waits.
+   *
+   * @param target a conch candidate behind the grant's key
+   * @param between the candidates in line between the grant's key and the target's, in order
+   * @return true once done (the grant is released, as by {@link #release}); false when the line is
+   *     no longer as given (nothing changed: the grant is still to be released); a failure when the
+   *     store could not be reached (it may or may not have happened: release the grant)
+   */
+  CompletableFuture<Boolean> handOver(Grant grant, Holder target, List<Holder> between);
 
   /**
    * Writes {@code value} at {@code key} only if the grant's key still has the grant's token.

@@ -367,4 +367,155 @@ public abstract class ElectionContractTest {
     await().atMost(WAIT).until(() -> a.droppedEvents() > 0);
     release.countDown();
   }
+
+  // The named hand-over (issue 22): the target leads next, nobody in between, or nothing changes.
+
+  /** The ids in line, leader first, as the store reads them. */
+  protected List<String> line(String office) throws Exception {
+    return lock(office).candidates().get(10, TimeUnit.SECONDS).stream().map(Holder::id).toList();
+  }
+
+  @Test
+  void transferToANamedCandidatePassesThoseBetweenAndNoneOfThemLeads() throws Exception {
+    String office = freshOffice();
+    Election a = candidate(office, "a");
+    EventLog aLog = EventLog.of(a);
+    a.start();
+    assertThat(a.awaitLeadership(WAIT)).isTrue();
+    Election b = candidate(office, "b");
+    EventLog bLog = EventLog.of(b);
+    b.start();
+    await().atMost(WAIT).until(() -> b.state() == State.FOLLOWING);
+    Election c = following(office, "c");
+    assertThat(line(office)).containsExactly("a", "b", "c");
+    long first = a.token().orElseThrow();
+
+    a.transfer("c");
+
+    assertThat(c.awaitLeadership(WAIT)).isTrue();
+    assertThat(c.token().orElseThrow()).isGreaterThan(first);
+    assertThat(aLog.events(ElectionEvent.Transferred.class))
+        .extracting(ElectionEvent.Transferred::token)
+        .containsExactly(first);
+    // Both queue again behind the target, and the one that stood between never led.
+    await().atMost(WAIT).until(() -> line(office).size() == 3);
+    List<String> after = line(office);
+    assertThat(after.get(0)).isEqualTo("c");
+    assertThat(after.subList(1, 3)).containsExactlyInAnyOrder("a", "b");
+    await().atMost(WAIT).until(() -> a.state() == State.FOLLOWING && b.state() == State.FOLLOWING);
+    assertThat(bLog.events(ElectionEvent.Leading.class)).isEmpty();
+    assertThat(bLog.hooks()).isEmpty();
+    assertThat(b.isLeader()).isFalse();
+    // Tokens keep growing: whoever is next after the target leads with a larger one.
+    long third = c.token().orElseThrow();
+    c.resign();
+    await().atMost(WAIT).until(() -> a.isLeader() || b.isLeader());
+    assertThat((a.isLeader() ? a : b).token().orElseThrow()).isGreaterThan(third);
+  }
+
+  @Test
+  void transferToTheNextInLineHandsOverAndQueuesAgain() throws Exception {
+    String office = freshOffice();
+    Election a = leading(office, "a");
+    Election b = following(office, "b");
+    long first = a.token().orElseThrow();
+
+    a.transfer("b");
+
+    assertThat(b.awaitLeadership(WAIT)).isTrue();
+    assertThat(b.token().orElseThrow()).isGreaterThan(first);
+    await().atMost(WAIT).until(() -> a.state() == State.FOLLOWING);
+    assertThat(line(office)).containsExactly("b", "a");
+  }
+
+  @Test
+  void transferToACandidateThatIsNotInLineIsRefusedAndChangesNothing() throws Exception {
+    String office = freshOffice();
+    Election a = candidate(office, "a");
+    EventLog aLog = EventLog.of(a);
+    a.start();
+    assertThat(a.awaitLeadership(WAIT)).isTrue();
+    Election b = following(office, "b");
+    long token = a.token().orElseThrow();
+
+    assertThatThrownBy(() -> a.transfer("nobody"))
+        .isInstanceOf(TransferRefusedException.class)
+        .hasMessageContaining(office)
+        .hasMessageContaining("'nobody'")
+        .hasMessageContaining("not a live candidate")
+        .hasMessageContaining("[b]");
+    assertThatThrownBy(() -> a.transfer("a"))
+        .isInstanceOf(TransferRefusedException.class)
+        .hasMessageContaining("this candidate");
+
+    assertThat(a.isLeader()).isTrue();
+    assertThat(a.token()).hasValue(token);
+    assertThat(aLog.hooks()).containsExactly("acquired");
+    assertThat(aLog.events(ElectionEvent.Transferred.class)).isEmpty();
+    assertThat(b.state()).isEqualTo(State.FOLLOWING);
+    assertThat(line(office)).containsExactly("a", "b");
+  }
+
+  @Test
+  void namedTransferByAFollowerIsRefused() throws Exception {
+    String office = freshOffice();
+    Election a = leading(office, "a");
+    Election b = following(office, "b");
+
+    assertThatThrownBy(() -> b.transfer("a"))
+        .isInstanceOf(NotLeaderException.class)
+        .hasMessageContaining(office);
+    assertThat(a.isLeader()).isTrue();
+  }
+
+  @Test
+  void transferGoesOnWithTheNewLineWhenOneBetweenLeftDuringTheLoseHooks() throws Exception {
+    String office = freshOffice();
+    Election a = candidate(office, "a");
+    Election b = candidate(office, "b");
+    EventLog bLog = EventLog.of(b);
+    a.addHandler(
+        new LeadershipHandler() {
+          @Override
+          public void lost(Leadership leadership, LossReason reason) {
+            b.resign(); // the line changes after the check: the first compare fails
+          }
+        });
+    a.start();
+    assertThat(a.awaitLeadership(WAIT)).isTrue();
+    b.start();
+    await().atMost(WAIT).until(() -> b.state() == State.FOLLOWING);
+    Election c = following(office, "c");
+
+    a.transfer("c");
+
+    assertThat(c.awaitLeadership(WAIT)).isTrue();
+    assertThat(bLog.events(ElectionEvent.Leading.class)).isEmpty();
+    await().atMost(WAIT).until(() -> line(office).equals(List.of("c", "a")));
+  }
+
+  @Test
+  void transferWhoseTargetLeftDuringTheLoseHooksReleasesPlainly() throws Exception {
+    String office = freshOffice();
+    Election a = candidate(office, "a");
+    Election c = candidate(office, "c");
+    a.addHandler(
+        new LeadershipHandler() {
+          @Override
+          public void lost(Leadership leadership, LossReason reason) {
+            c.resign();
+          }
+        });
+    a.start();
+    assertThat(a.awaitLeadership(WAIT)).isTrue();
+    Election b = following(office, "b");
+    c.start();
+    await().atMost(WAIT).until(() -> c.state() == State.FOLLOWING);
+
+    a.transfer("c");
+
+    // As a resign would: the next in line leads, and this candidate queues again.
+    assertThat(b.awaitLeadership(WAIT)).isTrue();
+    await().atMost(WAIT).until(() -> line(office).equals(List.of("b", "a")));
+  }
 }

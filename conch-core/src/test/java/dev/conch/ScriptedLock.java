@@ -102,6 +102,17 @@ public final class ScriptedLock implements FencedLock {
   }
 
   @Override
+  public CompletableFuture<java.util.List<Holder>> candidates() {
+    return CompletableFuture.completedFuture(java.util.List.of());
+  }
+
+  @Override
+  public CompletableFuture<Boolean> handOver(
+      Grant grant, Holder target, java.util.List<Holder> between) {
+    return CompletableFuture.completedFuture(false);
+  }
+
+  @Override
   public boolean guardedPut(Grant grant, String key, String value) {
     return false;
   }

@@ -243,7 +243,8 @@ final class EtcdCampaign {
                 .commit(),
         look -> {
           if (!look.isSucceeded()) {
-            throw new ConchException("office '" + office + "': own key vanished while campaigning");
+            requeue();
+            return;
           }
           List<KeyValue> before = look.getGetResponses().get(0).getKvs();
           long revision = look.getHeader().getRevision();
@@ -258,6 +259,27 @@ final class EtcdCampaign {
           }
           awaitDeletion(predecessor, revision + 1);
         });
+  }
+
+  /**
+   * The candidate's own key is gone while it waited: a leader handed the office past it ({@link
+   * EtcdOffice#handOver}), or someone deleted it. The same confirming read that found it gone is
+   * what keeps it from leading meanwhile; it queues again at the back at once, with a new key, as
+   * the same campaign (no failure, no back-off). Until the new key's revision is known, a
+   * withdrawal matches it by value ({@link #withdraw}).
+   */
+  private void requeue() {
+    log.info(
+        "office '{}': own key (create revision {}) is gone while waiting, as after a hand-over"
+            + " past this candidate; queuing again at the back",
+        office,
+        rev);
+    synchronized (this) {
+      rev = 0;
+      seen = -1;
+      puts = 0;
+    }
+    put();
   }
 
   private void tellWhoLeads() {

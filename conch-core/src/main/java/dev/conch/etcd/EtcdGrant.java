@@ -181,8 +181,12 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
     }
   }
 
+  /** Stops watching and confirming the key; idempotent (a hand-over that fails releases after). */
   void stop() {
     synchronized (watching) {
+      if (stopped) {
+        return;
+      }
       stopped = true;
     }
     unhold.run();

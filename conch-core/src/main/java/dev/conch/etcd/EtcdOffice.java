@@ -3,11 +3,13 @@ package dev.conch.etcd;
 import static dev.conch.etcd.EtcdCalls.awaitUninterruptibly;
 import static dev.conch.etcd.EtcdCalls.bytes;
 import static dev.conch.etcd.EtcdCalls.text;
+import static dev.conch.etcd.EtcdCalls.within;
 
 import dev.conch.FencedLock;
 import dev.conch.Holder;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
@@ -16,6 +18,8 @@ import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -47,6 +51,14 @@ final class EtcdOffice implements FencedLock {
           .withLimit(1)
           .build();
 
+  /** Every candidate of an election, the leader first. */
+  private static final GetOption LINE =
+      GetOption.builder()
+          .isPrefix(true)
+          .withSortField(GetOption.SortTarget.CREATE)
+          .withSortOrder(GetOption.SortOrder.ASCEND)
+          .build();
+
   EtcdOffice(EtcdSession session, String office) {
     this.session = session;
     this.office = office;
@@ -66,7 +78,12 @@ final class EtcdOffice implements FencedLock {
 
   /** The key of the candidate on {@code lease}. */
   ByteSequence keyOf(LeaseKeeper.Lease lease) {
-    return bytes(election + "/" + Long.toHexString(lease.id));
+    return keyOf(lease.id);
+  }
+
+  /** The key of a candidate on the lease {@code leaseId}, as conch and etcd's recipe write it. */
+  private ByteSequence keyOf(long leaseId) {
+    return bytes(election + "/" + Long.toHexString(leaseId));
   }
 
   @Override
@@ -99,6 +116,69 @@ final class EtcdOffice implements FencedLock {
         .findFirst()
         .map(
             kv -> Holder.parse(office, text(kv.getValue()), kv.getCreateRevision(), kv.getLease()));
+  }
+
+  /**
+   * A key whose name is not the one conch gives its lease's candidate is not conch's, whatever its
+   * value: a hand-over could not name it in its compares.
+   */
+  @Override
+  public CompletableFuture<List<Holder>> candidates() {
+    return within(
+            kv().get(keyPrefix, LINE),
+            session.timeout(),
+            "reading the line of office '" + office + "'")
+        .thenApply(
+            line -> {
+              List<Holder> holders = new ArrayList<>();
+              for (KeyValue kv : line.getKvs()) {
+                String value = text(kv.getValue());
+                Holder holder = Holder.parse(office, value, kv.getCreateRevision(), kv.getLease());
+                if (holder.isConch() && !kv.getKey().equals(keyOf(kv.getLease()))) {
+                  holder =
+                      new Holder(
+                          office,
+                          null,
+                          0,
+                          null,
+                          null,
+                          kv.getCreateRevision(),
+                          kv.getLease(),
+                          value);
+                }
+                holders.add(holder);
+              }
+              return holders;
+            });
+  }
+
+  /**
+   * One Txn: {@code If(CreateRevision(own key) == token, CreateRevision(k) == rev for the keys
+   * between and the target) Then(Delete(own key), Delete(each key between))}. The target then has
+   * the smallest create revision, and its campaign, woken by the deletion of the key it waits
+   * behind, wins; each candidate that stood between finds its own key gone when it wakes and queues
+   * again at the back ({@link EtcdCampaign}).
+   */
+  @Override
+  public CompletableFuture<Boolean> handOver(Grant grant, Holder target, List<Holder> between) {
+    EtcdGrant held = (EtcdGrant) grant;
+    // Our own deletion is not news for the term (it is over): no watch tells it.
+    held.stop();
+    List<Cmp> compares = new ArrayList<>();
+    List<Op> deletes = new ArrayList<>();
+    compares.add(createdAt(held.key(), held.rev()));
+    deletes.add(Op.delete(held.key(), DeleteOption.DEFAULT));
+    for (Holder passed : between) {
+      ByteSequence key = keyOf(passed.lease());
+      compares.add(createdAt(key, passed.rev()));
+      deletes.add(Op.delete(key, DeleteOption.DEFAULT));
+    }
+    compares.add(createdAt(keyOf(target.lease()), target.rev()));
+    return within(
+            kv().txn().If(compares.toArray(Cmp[]::new)).Then(deletes.toArray(Op[]::new)).commit(),
+            session.timeout(),
+            "handing office '" + office + "' over to '" + target.id() + "'" + session.where())
+        .thenApply(TxnResponse::isSucceeded);
   }
 
   @Override

@@ -313,6 +313,59 @@ public final class LocalOffices {
     }
 
     @Override
+    public CompletableFuture<List<Holder>> candidates() {
+      synchronized (monitor) {
+        return CompletableFuture.completedFuture(
+            queue(office).stream().map(c -> c.holder).toList());
+      }
+    }
+
+    /**
+     * As etcd's one transaction: if the line is as given, the grant leaves the queue and the
+     * candidacies between go to the back with new revisions (as a conch campaign that finds its key
+     * deleted queues again), still waiting; the target is then first and wins.
+     */
+    @Override
+    public CompletableFuture<Boolean> handOver(Grant grant, Holder target, List<Holder> between) {
+      Candidacy mine = (Candidacy) grant;
+      synchronized (monitor) {
+        List<Candidacy> queue = queue(office);
+        List<Candidacy> passed = new ArrayList<>();
+        for (Holder h : between) {
+          Candidacy c = find(queue, h);
+          if (c == null) {
+            return CompletableFuture.completedFuture(false);
+          }
+          passed.add(c);
+        }
+        if (queue.isEmpty()
+            || queue.get(0) != mine
+            || mine.ended != null
+            || find(queue, target) == null) {
+          return CompletableFuture.completedFuture(false);
+        }
+        queue.remove(mine);
+        for (Candidacy c : passed) {
+          queue.remove(c);
+          c.holder = c.holder.at(++revision, c.holder.lease());
+          queue.add(c);
+        }
+      }
+      settle(office);
+      return CompletableFuture.completedFuture(true);
+    }
+
+    /** The waiting candidacy with {@code holder}'s revision, as a compare would find it. */
+    private @Nullable Candidacy find(List<Candidacy> queue, Holder holder) {
+      for (Candidacy c : queue) {
+        if (c.holder.rev() == holder.rev() && c.waiting != null) {
+          return c;
+        }
+      }
+      return null;
+    }
+
+    @Override
     public boolean guardedPut(Grant grant, String key, String value) {
       synchronized (monitor) {
         Optional<Candidacy> head = first(office);

@@ -44,6 +44,9 @@ public final class LeaderOnlyAnnotationBeanPostProcessor
   /** Whether each class seen has {@code @LeaderOnly} methods: each class is scanned once. */
   private final Map<Class<?>, Boolean> checked = new ConcurrentHashMap<>();
 
+  /** The guard of the methods, shared with {@link LeaderOnlyTasks}: one path for both. */
+  private volatile @Nullable LeaderOnlyMethodInterceptor interceptor;
+
   /** Whether Micrometer's meters are on the class path. */
   private static final boolean METERS_PRESENT =
       ClassUtils.isPresent(
@@ -67,6 +70,7 @@ public final class LeaderOnlyAnnotationBeanPostProcessor
             office -> resolve(beanFactory, office),
             listeners,
             listeners);
+    this.interceptor = interceptor;
     this.advisor =
         new DefaultPointcutAdvisor(
             new AnnotationMatchingPointcut(null, LeaderOnly.class, true), interceptor);
@@ -86,6 +90,15 @@ public final class LeaderOnlyAnnotationBeanPostProcessor
     // Without @LeaderOnly methods the pointcut matches none of them: no second scan of the
     // class's methods to find that out again (every bean of the context passes through here).
     return annotated ? super.postProcessAfterInitialization(bean, beanName) : bean;
+  }
+
+  /** The guard of the methods, once the bean factory is set. */
+  LeaderOnlyMethodInterceptor interceptor() {
+    LeaderOnlyMethodInterceptor set = this.interceptor;
+    if (set == null) {
+      throw new IllegalStateException("LeaderOnlyAnnotationBeanPostProcessor has no bean factory");
+    }
+    return set;
   }
 
   @Override

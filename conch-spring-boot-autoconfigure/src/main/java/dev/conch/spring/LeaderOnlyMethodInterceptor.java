@@ -7,6 +7,7 @@ import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -18,8 +19,9 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 
 /**
- * Lets a {@link LeaderOnly @LeaderOnly} method run only while this instance leads its office, with
- * {@link CurrentLeadership} set to the term for the duration of the call; otherwise skips it.
+ * Lets a {@link LeaderOnly @LeaderOnly} method (or a {@link LeaderOnlyTasks} task, through {@link
+ * #guard}) run only while this instance leads its office, with {@link CurrentLeadership} set to the
+ * term for the duration of the call; otherwise skips it.
  */
 final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
 
@@ -55,42 +57,68 @@ final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
   @Override
   public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
     Target target = target(invocation);
-    Optional<Election> election = election(target);
+    return guard(
+        target.office(),
+        target.description(),
+        target::context,
+        invocation::proceed,
+        skippedResult(invocation.getMethod().getReturnType()));
+  }
+
+  /**
+   * One leader-only call, of a method or of a {@link LeaderOnlyTasks task}: the one path both go
+   * through. Runs {@code call} while this instance leads {@code office}, with {@link
+   * CurrentLeadership} set and the call observed; otherwise records the skip.
+   *
+   * @param office the office, empty for the default office
+   * @param name how logs and the {@link LeaderOnlyInvocations} beans name the call
+   * @param contexts the observation context of the call, in an office and a term (null: skipped)
+   * @param call the call
+   * @param skipped what a skipped call returns
+   * @return what {@code call} returned, or {@code skipped}
+   */
+  @Nullable Object guard(
+      String office,
+      String name,
+      BiFunction<String, @Nullable Leadership, LeaderOnlyObservationContext> contexts,
+      LeaderOnlyInvocations.Call call,
+      @Nullable Object skipped)
+      throws Throwable {
+    Optional<Election> election = election(office);
     Optional<Leadership> term = election.flatMap(Election::leadership);
     if (term.isEmpty()) {
       if (logger.isDebugEnabled()) {
         logger.debug(
-            "Skipped "
-                + target.description()
-                + ": this instance does not lead office '"
-                + officeOf(target)
-                + "'");
+            "Skipped " + name + ": this instance does not lead office '" + officeOf(office) + "'");
       }
-      this.observer.skipped(target.context(officeOf(target), null));
-      this.invocations.skipped(officeOf(target), target.description());
-      return skippedResult(invocation.getMethod().getReturnType());
+      this.observer.skipped(contexts.apply(officeOf(office), null));
+      this.invocations.skipped(officeOf(office), name);
+      return skipped;
     }
-    this.invocations.run(term.get().office(), target.description());
+    this.invocations.run(term.get().office(), name);
     CurrentLeadership.Invocation previous = CurrentLeadership.enter(election.get(), term.get());
     try {
       return this.observer.run(
-          target.context(term.get().office(), term.get()),
-          () -> this.invocations.proceed(term.get(), target.description(), invocation::proceed));
+          contexts.apply(term.get().office(), term.get()),
+          () -> this.invocations.proceed(term.get(), name, call));
     } finally {
       CurrentLeadership.exit(previous);
     }
   }
 
-  private Optional<Election> election(Target target) {
-    Elections all = this.elections.get();
-    String office = target.office().isEmpty() ? all.defaultOffice().orElse("") : target.office();
-    return office.isEmpty() ? Optional.empty() : all.find(office);
+  /** The elections, for what a task checks before its call. */
+  Elections elections() {
+    return this.elections.get();
   }
 
-  private String officeOf(Target target) {
-    return target.office().isEmpty()
-        ? this.elections.get().defaultOffice().orElse("(default)")
-        : target.office();
+  private Optional<Election> election(String office) {
+    Elections all = this.elections.get();
+    String named = office.isEmpty() ? all.defaultOffice().orElse("") : office;
+    return named.isEmpty() ? Optional.empty() : all.find(named);
+  }
+
+  private String officeOf(String office) {
+    return office.isEmpty() ? this.elections.get().defaultOffice().orElse("(default)") : office;
   }
 
   private Target target(MethodInvocation invocation) {

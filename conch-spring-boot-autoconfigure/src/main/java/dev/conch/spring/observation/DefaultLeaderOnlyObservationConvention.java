@@ -11,7 +11,9 @@ import org.jspecify.annotations.Nullable;
  * {@code conch.leaderonly}: the keys of {@link LeaderOnlyObservationDocumentation}, as Spring's
  * {@code DefaultScheduledTaskObservationConvention} names a {@code @Scheduled} run (low-cardinality
  * {@code code.namespace}, {@code code.function}, {@code exception}, {@code outcome}), plus {@code
- * office}; high-cardinality {@code token}.
+ * office}; high-cardinality {@code token}. A task run through {@code LeaderOnlyTasks} has its name
+ * as {@code code.function} and {@code none} as {@code code.namespace}: the same keys, so that one
+ * meter name keeps one set of tags.
  */
 public class DefaultLeaderOnlyObservationConvention implements LeaderOnlyObservationConvention {
 
@@ -37,17 +39,17 @@ public class DefaultLeaderOnlyObservationConvention implements LeaderOnlyObserva
 
   @Override
   public String getContextualName(LeaderOnlyObservationContext context) {
-    return "leaderonly "
-        + context.getTargetClass().getSimpleName()
-        + "."
-        + context.getMethod().getName();
+    Class<?> targetClass = context.getTargetClass();
+    return (targetClass != null)
+        ? "leaderonly " + targetClass.getSimpleName() + "." + context.getFunctionName()
+        : "leaderonly " + context.getFunctionName();
   }
 
   @Override
   public KeyValues getLowCardinalityKeyValues(LeaderOnlyObservationContext context) {
     return KeyValues.of(
         codeNamespace(context),
-        LowCardinalityKeyNames.CODE_FUNCTION.withValue(context.getMethod().getName()),
+        LowCardinalityKeyNames.CODE_FUNCTION.withValue(context.getFunctionName()),
         LowCardinalityKeyNames.OFFICE.withValue(context.getOffice()),
         LowCardinalityKeyNames.OUTCOME.withValue(outcome(context)),
         exception(context));
@@ -62,7 +64,11 @@ public class DefaultLeaderOnlyObservationConvention implements LeaderOnlyObserva
   }
 
   private static KeyValue codeNamespace(LeaderOnlyObservationContext context) {
-    @Nullable String name = context.getTargetClass().getCanonicalName();
+    Class<?> targetClass = context.getTargetClass();
+    if (targetClass == null) {
+      return LowCardinalityKeyNames.CODE_NAMESPACE.withValue(KeyValue.NONE_VALUE);
+    }
+    @Nullable String name = targetClass.getCanonicalName();
     return LowCardinalityKeyNames.CODE_NAMESPACE.withValue((name != null) ? name : "ANONYMOUS");
   }
 

@@ -6,14 +6,17 @@ import java.lang.reflect.Method;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What a {@code conch.leaderonly} observation knows of its call: the method, its office and, when
- * it runs, its term. The error, when the method threw, is the context's {@link #getError()}.
+ * What a {@code conch.leaderonly} observation knows of its call: the method (or, for a task run
+ * through {@code LeaderOnlyTasks}, the task's name), its office and, when it runs, its term. The
+ * error, when the call threw, is the context's {@link #getError()}.
  */
 public class LeaderOnlyObservationContext extends Observation.Context {
 
-  private final Class<?> targetClass;
+  private final @Nullable Class<?> targetClass;
 
-  private final Method method;
+  private final @Nullable Method method;
+
+  private final String function;
 
   private final String office;
 
@@ -31,18 +34,47 @@ public class LeaderOnlyObservationContext extends Observation.Context {
       Class<?> targetClass, Method method, String office, @Nullable Leadership leadership) {
     this.targetClass = targetClass;
     this.method = method;
+    this.function = method.getName();
     this.office = office;
     this.leadership = leadership;
   }
 
-  /** The class of the bean the method is called on. */
-  public Class<?> getTargetClass() {
+  /**
+   * The context of one call of a task run through {@code LeaderOnlyTasks}.
+   *
+   * @param task the task's name, as its caller gave it
+   * @param office the office the task needs
+   * @param leadership the term the task runs in, or {@code null} when the call is skipped
+   */
+  public LeaderOnlyObservationContext(String task, String office, @Nullable Leadership leadership) {
+    this.targetClass = null;
+    this.method = null;
+    this.function = task;
+    this.office = office;
+    this.leadership = leadership;
+  }
+
+  /** The class of the bean the method is called on; {@code null} for a task. */
+  public @Nullable Class<?> getTargetClass() {
     return this.targetClass;
   }
 
-  /** The method. */
-  public Method getMethod() {
+  /** The method; {@code null} for a task. */
+  public @Nullable Method getMethod() {
     return this.method;
+  }
+
+  /**
+   * The name of the method, or of the task: its {@code code.function} ({@link #getName()} is the
+   * observation's).
+   */
+  public String getFunctionName() {
+    return this.function;
+  }
+
+  /** Whether the call is a task's, run through {@code LeaderOnlyTasks}, not a method's. */
+  public boolean isTask() {
+    return this.method == null;
   }
 
   /** The office the method needs. */

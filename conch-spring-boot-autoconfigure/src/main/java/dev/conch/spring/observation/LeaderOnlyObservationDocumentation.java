@@ -16,8 +16,8 @@ public enum LeaderOnlyObservationDocumentation implements ObservationDocumentati
 
   /** One call of a {@code @LeaderOnly} method, run or skipped. */
   LEADER_ONLY(
-      "One call of a `@LeaderOnly` method, run (`SUCCESS`, `ERROR`) or skipped (`SKIPPED`, not"
-          + " leading); a child of the observation current on the calling thread (a `@Scheduled`"
+      "One call of a `@LeaderOnly` method or `LeaderOnlyTasks` task, run (`SUCCESS`, `ERROR`) or"
+          + " skipped (`SKIPPED`, not leading); a child of the observation current on the calling thread (a `@Scheduled`"
           + " run's) and current while the method runs") {
     @Override
     public Class<? extends ObservationConvention<? extends Observation.Context>>
@@ -53,10 +53,11 @@ public enum LeaderOnlyObservationDocumentation implements ObservationDocumentati
     /** The canonical name of the class that declares the method. */
     CODE_NAMESPACE(
         "code.namespace",
-        "The canonical name of the method's class (`ANONYMOUS` for a class that has none)"),
+        "The canonical name of the method's class (`ANONYMOUS` for a class that has none; `none`"
+            + " for a task)"),
 
     /** The name of the method. */
-    CODE_FUNCTION("code.function", "The name of the method"),
+    CODE_FUNCTION("code.function", "The name of the method, or the task's name"),
 
     /** The office the call needs. */
     OFFICE("office", "The office the method needs"),

@@ -81,7 +81,8 @@ public enum ConchMeterDocumentation implements MeterDocumentation {
   LEADER_ONLY(
       "conch.leaderonly",
       Meter.Type.TIMER,
-      "Calls of `@LeaderOnly` methods, run or skipped, when there is no `ObservationRegistry`:"
+      "Calls of `@LeaderOnly` methods and `LeaderOnlyTasks` tasks, run or skipped, when there is"
+          + " no `ObservationRegistry`:"
           + " the timer a meter handler makes of the `conch.leaderonly` observation, with its"
           + " low-cardinality keys",
       LeaderOnlyObservationDocumentation.LowCardinalityKeyNames.values());

@@ -2,6 +2,7 @@ package dev.conch.spring.boot.test;
 
 import dev.conch.spring.LeaderOnly;
 import dev.conch.spring.LeaderOnlyInvocations;
+import dev.conch.spring.LeaderOnlyTasks;
 import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.Set;
@@ -18,8 +19,9 @@ import org.springframework.util.ReflectionUtils;
 
 /**
  * How often each {@code @LeaderOnly} method ran and was skipped, by method ({@code Class.method()},
- * as the starter names it) and by office; a key that is neither an office nor a {@code @LeaderOnly}
- * method of the context is refused with the keys that are.
+ * as the starter names it), by {@link LeaderOnlyTasks} task (its name) and by office; a key that is
+ * neither an office, a {@code @LeaderOnly} method of the context nor a task name given so far is
+ * refused with the keys that are.
  */
 final class LeaderOnlyCounts {
 
@@ -83,7 +85,10 @@ final class LeaderOnlyCounts {
 
   private static void count(Map<String, AtomicLong> counts, String office, String method) {
     counts.computeIfAbsent(method, m -> new AtomicLong()).incrementAndGet();
-    counts.computeIfAbsent(office, o -> new AtomicLong()).incrementAndGet();
+    // A task named as its office counts once there.
+    if (!office.equals(method)) {
+      counts.computeIfAbsent(office, o -> new AtomicLong()).incrementAndGet();
+    }
   }
 
   private long get(Map<String, AtomicLong> counts, String key) {
@@ -91,9 +96,9 @@ final class LeaderOnlyCounts {
     if (count != null) {
       return count.get();
     }
-    if (!this.offices.get().contains(key) && !methods().contains(key)) {
+    if (!this.offices.get().contains(key) && !methods().contains(key) && !tasks().contains(key)) {
       throw new IllegalArgumentException(
-          "No office or @LeaderOnly method '" + key + "'; " + known());
+          "No office, @LeaderOnly method or leader-only task '" + key + "'; " + known());
     }
     return 0;
   }
@@ -101,8 +106,19 @@ final class LeaderOnlyCounts {
   private String known() {
     return "the offices are "
         + new TreeSet<>(this.offices.get())
-        + " and the @LeaderOnly methods "
-        + methods();
+        + ", the @LeaderOnly methods "
+        + methods()
+        + " and the leader-only tasks "
+        + tasks();
+  }
+
+  /** The names given to the {@code LeaderOnlyTasks} bean so far: tasks are built at run time. */
+  private Set<String> tasks() {
+    Set<String> names = new TreeSet<>();
+    this.beanFactory
+        .getBeanProvider(LeaderOnlyTasks.class)
+        .forEach(tasks -> names.addAll(tasks.names()));
+    return names;
   }
 
   /** The {@code @LeaderOnly} methods of the context's beans, found once they all exist. */

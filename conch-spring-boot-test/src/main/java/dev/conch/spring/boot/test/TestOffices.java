@@ -184,12 +184,14 @@ public final class TestOffices implements LeaderOnlyInvocations, DisposableBean 
   }
 
   /**
-   * How often the {@code @LeaderOnly} methods of an office ran, or one method, named as {@code
-   * "InvoiceJob.sendInvoices()"}.
+   * How often the {@code @LeaderOnly} methods and leader-only tasks of an office ran, or one
+   * method, named as {@code "InvoiceJob.sendInvoices()"}, or one {@code LeaderOnlyTasks} task, by
+   * the name it was given.
    *
-   * @param key an office, or a method as {@code Class.method()}
-   * @throws IllegalArgumentException when {@code key} is neither an office nor a
-   *     {@code @LeaderOnly} method of the application; the message names those there are
+   * @param key an office, a method as {@code Class.method()}, or a task's name
+   * @throws IllegalArgumentException when {@code key} is neither an office, a {@code @LeaderOnly}
+   *     method of the application nor the name of a task given so far; the message names those
+   *     there are
    */
   public long runs(String key) {
     return this.counts.runs(key);
@@ -205,7 +207,8 @@ public final class TestOffices implements LeaderOnlyInvocations, DisposableBean 
   }
 
   /**
-   * How often a call of a {@code @LeaderOnly} method was skipped; {@code key} as in {@link #runs}.
+   * How often a call of a {@code @LeaderOnly} method or leader-only task was skipped; {@code key}
+   * as in {@link #runs}.
    */
   public long skips(String key) {
     return this.counts.skips(key);
@@ -217,8 +220,8 @@ public final class TestOffices implements LeaderOnlyInvocations, DisposableBean 
   }
 
   /**
-   * Waits until the {@code @LeaderOnly} methods {@code key} names ran at least {@code times} times;
-   * {@code key} as in {@link #runs(String)}, refused at once when unknown.
+   * Waits until the {@code @LeaderOnly} methods or tasks {@code key} names ran at least {@code
+   * times} times; {@code key} as in {@link #runs(String)}, refused at once when unknown.
    */
   public void awaitRuns(String key, long times) {
     runs(key);

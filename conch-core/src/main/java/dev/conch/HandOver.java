@@ -1,0 +1,208 @@
+package dev.conch;
+
+import dev.conch.FencedLock.Grant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A named hand-over ({@link Election#transfer(String)}), the same for every store: which keys it
+ * deletes, checked against one read of the office's line before anything changes ({@link #plan}),
+ * and the release that carries it out once the lose hooks ran ({@link #carryOut}).
+ *
+ * <p>The line may change while the lose hooks run (a candidate leaves, joins at the back, or the
+ * target queues again with a new key). The store's compares then fail and nothing is changed; the
+ * line is read once more and the hand-over tried once more with what it says now. If the target is
+ * gone by then, or a key that cannot cooperate now stands between, or the second try fails too, the
+ * office is released plainly, as a resign would: the work has stopped already, and a leader that
+ * kept its key now would hold an office it no longer works for.
+ */
+final class HandOver {
+
+  private static final Logger log = LoggerFactory.getLogger(FencedElection.class);
+
+  /**
+   * The most candidates that may stand between: etcd takes at most 128 operations per transaction
+   * by default ({@code --max-txn-ops}), one of which deletes the leader's key.
+   */
+  static final int MAX_BETWEEN = 127;
+
+  /** Whom to hand over to, and whose keys go with the leader's. */
+  record Plan(String targetId, Holder target, List<Holder> between) {
+
+    Plan {
+      between = List.copyOf(between);
+    }
+  }
+
+  private HandOver() {}
+
+  /**
+   * What a hand-over from {@code leader} to the candidate {@code targetId} deletes, given the line.
+   *
+   * @throws NotLeaderException when {@code leader}'s key is not first in line
+   * @throws TransferRefusedException when the target is not a live candidate other than the leader,
+   *     or a key that is not conch's stands between, or too many candidates do
+   */
+  static Plan plan(Holder leader, List<Holder> line, String targetId) {
+    String office = leader.office();
+    if (line.isEmpty() || line.get(0).rev() != leader.rev()) {
+      throw new NotLeaderException(office);
+    }
+    if (targetId.equals(leader.id())) {
+      throw new TransferRefusedException(
+          office, targetId, "that is this candidate, the leader; " + live(line));
+    }
+    int at = -1;
+    for (int i = 1; i < line.size(); i++) {
+      Holder h = line.get(i);
+      if (h.isConch() && targetId.equals(h.id())) {
+        at = i;
+        break;
+      }
+    }
+    if (at < 0) {
+      throw new TransferRefusedException(
+          office, targetId, "not a live candidate of the office; " + live(line));
+    }
+    List<Holder> between = line.subList(1, at);
+    for (Holder h : between) {
+      if (!h.isConch()) {
+        throw new TransferRefusedException(
+            office,
+            targetId,
+            "a key not written by conch stands between this leader and the target (value '"
+                + h.raw()
+                + "', lease "
+                + h.leaseHex()
+                + ", create revision "
+                + h.rev()
+                + "; an etcdctl elect proposal?): it would not notice that its key was deleted"
+                + " and would believe it leads beside the target; nothing was changed");
+      }
+    }
+    if (between.size() > MAX_BETWEEN) {
+      throw new TransferRefusedException(
+          office,
+          targetId,
+          between.size()
+              + " candidates stand between this leader and the target, at most "
+              + MAX_BETWEEN
+              + " can be passed in one transaction; nothing was changed");
+    }
+    return new Plan(targetId, line.get(at), new ArrayList<>(between));
+  }
+
+  private static String live(List<Holder> line) {
+    List<String> ids = new ArrayList<>();
+    for (int i = 1; i < line.size(); i++) {
+      Holder h = line.get(i);
+      ids.add(h.isConch() ? h.id() : "(a key not written by conch, rev " + h.rev() + ")");
+    }
+    return ids.isEmpty()
+        ? "no other candidate is in line; nothing was changed"
+        : "the candidates in line behind this leader are " + ids + "; nothing was changed";
+  }
+
+  /**
+   * Releases {@code grant} by handing the office over as {@code plan} says, or, when the line
+   * changed, as it says when read again, at most once more; else plainly. Never fails: the returned
+   * future completes once the grant is released one way or the other.
+   */
+  static CompletableFuture<Void> carryOut(FencedLock lock, Grant grant, Plan plan) {
+    return attempt(lock, grant, plan, true);
+  }
+
+  private static CompletableFuture<Void> attempt(
+      FencedLock lock, Grant grant, Plan plan, boolean mayRetry) {
+    String office = lock.office();
+    Holder leader = grant.leadership().holder();
+    return call(() -> lock.handOver(grant, plan.target(), plan.between()))
+        .handle(
+            (done, error) -> {
+              if (error != null) {
+                log.warn(
+                    "office {}: hand-over to '{}' failed ({}); releasing plainly",
+                    office,
+                    plan.targetId(),
+                    describe(error));
+                return release(lock, grant);
+              }
+              if (done) {
+                log.info(
+                    "office {}: handed over to '{}' (token {}), past {}",
+                    office,
+                    plan.targetId(),
+                    plan.target().rev(),
+                    plan.between().stream().map(Holder::id).toList());
+                return CompletableFuture.<Void>completedFuture(null);
+              }
+              if (!mayRetry) {
+                log.warn(
+                    "office {}: the line changed again while handing over to '{}'; releasing"
+                        + " plainly",
+                    office,
+                    plan.targetId());
+                return release(lock, grant);
+              }
+              return call(lock::candidates)
+                  .handle((line, failed) -> again(lock, grant, leader, plan, line, failed))
+                  .thenCompose(next -> next);
+            })
+        .thenCompose(next -> next);
+  }
+
+  /** The line changed while the lose hooks ran: once more with what it says now, or plainly. */
+  private static CompletableFuture<Void> again(
+      FencedLock lock, Grant grant, Holder leader, Plan plan, List<Holder> line, Throwable failed) {
+    String office = lock.office();
+    if (failed != null) {
+      log.warn(
+          "office {}: could not read the line again to hand over to '{}' ({}); releasing plainly",
+          office,
+          plan.targetId(),
+          describe(failed));
+      return release(lock, grant);
+    }
+    Plan next;
+    try {
+      next = plan(leader, line, plan.targetId());
+    } catch (ConchException e) {
+      log.warn(
+          "office {}: the line changed while the lose hooks ran and the hand-over cannot go on"
+              + " ({}); releasing plainly",
+          office,
+          e.getMessage());
+      return release(lock, grant);
+    }
+    log.info(
+        "office {}: the line changed while the lose hooks ran; handing over to '{}' with the line"
+            + " as it is now",
+        office,
+        plan.targetId());
+    return attempt(lock, grant, next, false);
+  }
+
+  private static CompletableFuture<Void> release(FencedLock lock, Grant grant) {
+    return call(() -> lock.release(grant)).exceptionally(e -> null);
+  }
+
+  private static <T> CompletableFuture<T> call(Supplier<CompletableFuture<T>> call) {
+    try {
+      return call.get();
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  private static String describe(Throwable error) {
+    Throwable cause =
+        error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    return Optional.ofNullable(cause.getMessage()).orElse(cause.toString());
+  }
+}
