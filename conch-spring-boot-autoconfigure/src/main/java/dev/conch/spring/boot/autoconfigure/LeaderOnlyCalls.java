@@ -8,8 +8,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How many {@code @LeaderOnly} calls of each office are running: the group moves an office only
- * while none is ({@link #idle}). Told of each call as every {@link LeaderOnlyInvocations} bean is.
+ * How many {@code @LeaderOnly} calls and {@code LeaderOnlyTasks} tasks of each office are running:
+ * the group moves an office only while none is ({@link #idle}). Told of each call as every {@link
+ * LeaderOnlyInvocations} bean is.
  *
  * <p>The group asks just before a move; a call that starts after that answer runs in a term that is
  * about to end, as it would on a resign, and finds out through {@code term.isValid()} and its

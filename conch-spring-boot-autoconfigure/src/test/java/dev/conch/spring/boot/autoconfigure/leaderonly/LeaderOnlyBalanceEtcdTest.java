@@ -8,6 +8,7 @@ import dev.conch.Election;
 import dev.conch.State;
 import dev.conch.spring.Elections;
 import dev.conch.spring.LeaderOnly;
+import dev.conch.spring.LeaderOnlyTasks;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import dev.conch.test.EtcdExtension;
 import java.time.Duration;
@@ -24,8 +25,9 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
- * A running {@code @LeaderOnly} call holds its office against the fair share ({@code
- * conch.balance.*}), against a real etcd member: the office whose call ends is the one that moves.
+ * A running {@code @LeaderOnly} call, or {@link LeaderOnlyTasks} task, holds its office against the
+ * fair share ({@code conch.balance.*}), against a real etcd member: the office whose call ends is
+ * the one that moves.
  */
 @Timeout(120)
 class LeaderOnlyBalanceEtcdTest {
@@ -47,7 +49,8 @@ class LeaderOnlyBalanceEtcdTest {
         "conch.etcd.endpoints=" + etcd.cluster().endpoints(),
         "conch.balance.group=" + prefix,
         "jobs.x=" + prefix + "-x",
-        "jobs.y=" + prefix + "-y",
+        // y is no annotation's: a LeaderOnlyTasks task runs in it.
+        "conch.offices." + prefix + "-y.hook-timeout=30s",
         "conch.candidate.id=" + id);
   }
 
@@ -65,7 +68,10 @@ class LeaderOnlyBalanceEtcdTest {
               CountDownLatch releaseX = new CountDownLatch(1);
               CountDownLatch releaseY = new CountDownLatch(1);
               CompletableFuture<Void> callX = CompletableFuture.runAsync(() -> jobs.x(releaseX));
-              CompletableFuture<Void> callY = CompletableFuture.runAsync(() -> jobs.y(releaseY));
+              LeaderOnlyTasks tasks = a.getBean(LeaderOnlyTasks.class);
+              CompletableFuture<Void> callY =
+                  CompletableFuture.runAsync(
+                      () -> tasks.run(y, "y", () -> jobs.hold("y", releaseY)));
               try {
                 await().atMost(WAIT).until(() -> jobs.running.containsAll(Set.of("x", "y")));
                 instance(prefix, "b")
@@ -112,22 +118,17 @@ class LeaderOnlyBalanceEtcdTest {
     return context.getBean(Elections.class).find(office).map(Election::state).orElse(State.CLOSED);
   }
 
-  /** Two leader-only jobs that run until released. */
+  /** A leader-only job that runs until released, and the work of a task that does. */
   static class Jobs {
 
     final Set<String> running = ConcurrentHashMap.newKeySet();
 
     @LeaderOnly("${jobs.x}")
     public void x(CountDownLatch release) {
-      run("x", release);
+      hold("x", release);
     }
 
-    @LeaderOnly("${jobs.y}")
-    public void y(CountDownLatch release) {
-      run("y", release);
-    }
-
-    private void run(String job, CountDownLatch release) {
+    void hold(String job, CountDownLatch release) {
       this.running.add(job);
       try {
         release.await(60, TimeUnit.SECONDS);
