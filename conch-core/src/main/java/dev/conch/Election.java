@@ -105,6 +105,12 @@ public interface Election extends AutoCloseable {
    * target leads next and nobody leads in between. The candidates that stood between queue again at
    * the back; this candidate queues again at the back too. Returns when leadership was given up.
    *
+   * <p>The target and the keys between are checked against one read of the office's line before
+   * anything changes. If the line changed by the time the lose hooks have run (a candidate between
+   * left, the target queued again), it is read again and the hand-over tried once more; if the
+   * target is gone by then, or that fails too, the office is released plainly, as by {@link
+   * #resign()}: the next in line leads, and this candidate queues again. Both are logged.
+   *
    * @param candidateId the {@link Holder#id()} of a live candidate of this office
    * @throws NotLeaderException when this candidate does not lead
    * @throws TransferRefusedException when the target is not a live candidate of the office, or a

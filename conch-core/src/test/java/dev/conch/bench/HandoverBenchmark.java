@@ -3,6 +3,7 @@ package dev.conch.bench;
 import dev.conch.Election;
 import dev.conch.ElectionEvent;
 import dev.conch.ElectionOptions;
+import dev.conch.Holder;
 import dev.conch.Leadership;
 import dev.conch.LeadershipHandler;
 import dev.conch.LossReason;
@@ -12,19 +13,26 @@ import dev.conch.etcd.SessionOptions;
 import dev.conch.test.EtcdCluster;
 import dev.conch.test.Etcdctl;
 import dev.conch.test.TcpProxy;
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.options.GetOption;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Measures hand-over against a real single-member etcd on loopback: how long after a resign the
- * next candidate leads, and how long after the leader is cut off (a partition, the same for the
- * follower as a crash) the leader stops and the follower leads. Run it with
+ * next candidate leads, and after a named transfer the target, and how long after the leader is cut
+ * off (a partition, the same for the follower as a crash) the leader stops and the follower leads.
+ * Run it with
  *
  * <pre>
  * mvn -q -pl conch-core test-compile exec:java -Dexec.classpathScope=test \
@@ -42,6 +50,8 @@ public final class HandoverBenchmark {
     try (EtcdCluster cluster = EtcdCluster.start(1)) {
       etcdctl(cluster, rounds);
       graceful(cluster, rounds);
+      named(cluster, rounds, 2);
+      named(cluster, rounds, 3);
       for (int ttl : new int[] {2, 5, 10}) {
         cutOff(cluster, ttl, Math.max(3, rounds / 10));
       }
@@ -124,6 +134,95 @@ public final class HandoverBenchmark {
       }
     }
     report("graceful hand-over (resign -> next leads), ttl 10s", nanos);
+  }
+
+  /**
+   * Named hand-over, in the same run as the resign: from {@code transfer(id)} to the target's
+   * Leading event, the target being the last of {@code size} candidates in line, so that {@code
+   * size - 2} stand between (their keys go in the same transaction as the leader's).
+   */
+  private static void named(EtcdCluster cluster, int rounds, int size) throws Exception {
+    List<Long> nanos = new ArrayList<>();
+    String office = "bench-named-" + size;
+    List<AutoCloseable> open = new ArrayList<>();
+    try {
+      Map<String, Candidate> byId = new HashMap<>();
+      for (int i = 0; i < size; i++) {
+        Client client = client(cluster.endpoints());
+        open.add(client);
+        EtcdSession session = EtcdSession.open(client, options(10));
+        open.add(0, session);
+        String id = "n" + i;
+        Candidate candidate =
+            new Candidate(
+                session.election(ElectionOptions.builder(office).candidateId(id).build()));
+        open.add(0, candidate.election);
+        byId.put(id, candidate);
+        candidate.election.start();
+        if (i == 0) {
+          candidate.awaitLeading();
+        }
+      }
+      Client reader = client(cluster.endpoints());
+      open.add(reader);
+      for (int i = 0; i < rounds + 5; i++) {
+        List<String> line = line(reader, office, size);
+        Candidate leader = byId.get(line.get(0));
+        String targetId = line.get(size - 1);
+        Candidate target = byId.get(targetId);
+        while (!leader.election.isLeader()
+            || target.election.state() != dev.conch.State.FOLLOWING) {
+          Thread.onSpinWait();
+        }
+        target.leading.clear();
+        long start = System.nanoTime();
+        leader.election.transfer(targetId);
+        long led = target.awaitLeading();
+        if (i >= 5) {
+          nanos.add(led - start);
+        }
+      }
+    } finally {
+      for (AutoCloseable closeable : open) {
+        closeable.close();
+      }
+    }
+    report("named transfer, " + (size - 2) + " between (transfer(id) -> target leads)", nanos);
+  }
+
+  /** The candidate ids of {@code office} in line, once all {@code size} are in it again. */
+  private static List<String> line(Client reader, String office, int size) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (true) {
+      List<String> ids = new ArrayList<>();
+      for (KeyValue kv :
+          reader
+              .getKVClient()
+              .get(
+                  ByteSequence.from("/conch/v1/elect/" + office + "/", StandardCharsets.UTF_8),
+                  GetOption.builder()
+                      .isPrefix(true)
+                      .withSortField(GetOption.SortTarget.CREATE)
+                      .withSortOrder(GetOption.SortOrder.ASCEND)
+                      .build())
+              .get(10, TimeUnit.SECONDS)
+              .getKvs()) {
+        ids.add(
+            Holder.parse(
+                    office,
+                    kv.getValue().toString(StandardCharsets.UTF_8),
+                    kv.getCreateRevision(),
+                    kv.getLease())
+                .id());
+      }
+      if (ids.size() == size) {
+        return ids;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("the line of " + office + " is " + ids);
+      }
+      Thread.sleep(1); // between rounds, not timed: the passed candidates queue again
+    }
   }
 
   /**
