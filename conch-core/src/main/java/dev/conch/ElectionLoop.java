@@ -48,6 +48,7 @@ final class ElectionLoop {
   // The last check asked; it may still run after the loop gave it up.
   private @Nullable GateCheck gate;
   private @Nullable ScheduledFuture<?> gateTimer; // while the loop waits for the gate
+  private @Nullable String lastDenial; // the reason of the denial logged last, until allowed
   private @Nullable LeadershipTerm term;
   private @Nullable Optional<Holder> observed;
 
@@ -182,12 +183,20 @@ final class ElectionLoop {
           decision == null
               ? "gate failed"
               : Objects.requireNonNullElse(decision.reason(), "denied by the gate");
-      log.warn("office {}: campaign denied: {}", office, reason);
+      // Once per reason: a gate that keeps denying for the same reason (a quarantine, a health
+      // indicator that stays down) is asked again after every back-off, and would fill the log.
+      if (reason.equals(lastDenial)) {
+        log.debug("office {}: campaign denied: {}", office, reason);
+      } else {
+        log.warn("office {}: campaign denied: {}", office, reason);
+      }
+      lastDenial = reason;
       election.setState(State.DENIED);
       events.post(new ElectionEvent.Denied(office, reason));
       pause(retry.next());
       return;
     }
+    lastDenial = null;
     election.setState(State.CAMPAIGNING);
     events.post(new ElectionEvent.Campaigning(office));
     long round = ++campaigns;

@@ -1,6 +1,8 @@
 package dev.conch.sample;
 
 import dev.conch.Holder;
+import dev.conch.spring.CandidacyPausedEvent;
+import dev.conch.spring.CandidacyResumedEvent;
 import dev.conch.spring.LeaderObservedEvent;
 import dev.conch.spring.LeadershipAcquiredEvent;
 import dev.conch.spring.LeadershipLostEvent;
@@ -50,6 +52,21 @@ public class LeadershipLog {
             + ", "
             + event.getReason()
             + ")");
+  }
+
+  @EventListener
+  void on(CandidacyPausedEvent event) {
+    add(
+        "this instance stopped campaigning for "
+            + event.getOffice()
+            + ": "
+            + event.getReason()
+            + event.getUntil().map(until -> ", quarantined until " + until).orElse(""));
+  }
+
+  @EventListener
+  void on(CandidacyResumedEvent event) {
+    add("this instance campaigns for " + event.getOffice() + " again");
   }
 
   @EventListener

@@ -43,6 +43,11 @@ public final class ExternalCommandRunnerLifecycle implements SmartLifecycle {
     this.stopRunner = stop;
   }
 
+  /** The office the runner campaigns for. */
+  public String office() {
+    return this.office;
+  }
+
   @Override
   public synchronized void start() {
     if (this.running) {

@@ -6,6 +6,7 @@ import dev.conch.etcd.EtcdClients;
 import dev.conch.etcd.EtcdSession;
 import dev.conch.etcd.SessionOptions;
 import dev.conch.local.LocalOffices;
+import dev.conch.spring.CandidacyPauses;
 import dev.conch.spring.ConchLifecycle;
 import dev.conch.spring.Elections;
 import dev.conch.spring.LeadershipEvent;
@@ -87,6 +88,13 @@ public final class ConchAutoConfiguration {
         all,
         ConfiguredOffices.of(environment).defaultOffice(),
         (creator != null) ? creator::create : null);
+  }
+
+  /** The gates of the offices that require health ({@code conch.require-health}). */
+  @Bean
+  @ConditionalOnMissingBean
+  CandidacyPauses conchCandidacyPauses(ConchProperties properties, Environment environment) {
+    return HealthRequirements.of(properties, ConfiguredOffices.of(environment));
   }
 
   @Bean
@@ -233,9 +241,10 @@ public final class ConchAutoConfiguration {
         EtcdSession etcdSession,
         ConchProperties properties,
         Environment environment,
-        OfficeTimings timings) {
+        OfficeTimings timings,
+        CandidacyPauses pauses) {
       return new ElectionFactory(
-          properties, ConfiguredOffices.of(environment), etcdSession::election, timings);
+          properties, ConfiguredOffices.of(environment), etcdSession::election, timings, pauses);
     }
 
     /** The session options conch.* describe, each refusal naming its property and typed value. */
@@ -289,9 +298,12 @@ public final class ConchAutoConfiguration {
 
     @Bean(ElectionFactory.BEAN_NAME)
     ElectionFactory conchElectionFactory(
-        LocalOffices localOffices, ConchProperties properties, Environment environment) {
+        LocalOffices localOffices,
+        ConchProperties properties,
+        Environment environment,
+        CandidacyPauses pauses) {
       return new ElectionFactory(
-          properties, ConfiguredOffices.of(environment), localOffices::election, null);
+          properties, ConfiguredOffices.of(environment), localOffices::election, null, pauses);
     }
   }
 

@@ -48,6 +48,15 @@ public class ConchProperties {
   /** How many election events may wait for slow listeners before new ones are dropped. */
   private int eventBuffer = 16;
 
+  /**
+   * Health contributors (as /actuator/health names them, e.g. db) or health groups (e.g. readiness)
+   * that must be UP for this instance to campaign for any office.
+   */
+  private List<String> requireHealth = new ArrayList<>();
+
+  /** How long a leader that resigned an office as unhealthy stays out of its election. */
+  private Duration quarantine = Duration.ofSeconds(10);
+
   /** Per-office overrides, by office name; each office named here gets an Election bean. */
   private final Map<String, Office> offices = new LinkedHashMap<>();
 
@@ -131,6 +140,22 @@ public class ConchProperties {
     this.eventBuffer = eventBuffer;
   }
 
+  public List<String> getRequireHealth() {
+    return this.requireHealth;
+  }
+
+  public void setRequireHealth(List<String> requireHealth) {
+    this.requireHealth = requireHealth;
+  }
+
+  public Duration getQuarantine() {
+    return this.quarantine;
+  }
+
+  public void setQuarantine(Duration quarantine) {
+    this.quarantine = quarantine;
+  }
+
   public Map<String, Office> getOffices() {
     return this.offices;
   }
@@ -166,6 +191,15 @@ public class ConchProperties {
     /** Names of Lifecycle beans started while this instance leads this office, stopped on loss. */
     private List<String> lifecycleBeans = new ArrayList<>();
 
+    /**
+     * Health contributors or groups that must be UP for this instance to campaign for this office;
+     * defaults to conch.require-health.
+     */
+    private @Nullable List<String> requireHealth;
+
+    /** How long a leader that resigned this office as unhealthy stays out of its election. */
+    private @Nullable Duration quarantine;
+
     public @Nullable Duration getHookTimeout() {
       return this.hookTimeout;
     }
@@ -196,6 +230,22 @@ public class ConchProperties {
 
     public void setLifecycleBeans(List<String> lifecycleBeans) {
       this.lifecycleBeans = lifecycleBeans;
+    }
+
+    public @Nullable List<String> getRequireHealth() {
+      return this.requireHealth;
+    }
+
+    public void setRequireHealth(@Nullable List<String> requireHealth) {
+      this.requireHealth = requireHealth;
+    }
+
+    public @Nullable Duration getQuarantine() {
+      return this.quarantine;
+    }
+
+    public void setQuarantine(@Nullable Duration quarantine) {
+      this.quarantine = quarantine;
     }
   }
 

@@ -2,6 +2,7 @@ package dev.conch.spring.boot.autoconfigure;
 
 import dev.conch.Election;
 import dev.conch.ElectionOptions;
+import dev.conch.spring.CandidacyPauses;
 import java.time.Duration;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -24,19 +25,24 @@ final class ElectionFactory {
 
   private final @Nullable OfficeTimings timings;
 
+  private final CandidacyPauses pauses;
+
   /**
    * @param timings where the timing budget of each election made in etcd is recorded; {@code null}
    *     for the in-memory store, which has no lease
+   * @param pauses the gate of each office that requires health
    */
   ElectionFactory(
       ConchProperties properties,
       ConfiguredOffices offices,
       Function<ElectionOptions, Election> store,
-      @Nullable OfficeTimings timings) {
+      @Nullable OfficeTimings timings,
+      CandidacyPauses pauses) {
     this.properties = properties;
     this.offices = offices;
     this.store = store;
     this.timings = timings;
+    this.pauses = pauses;
   }
 
   /**
@@ -80,6 +86,7 @@ final class ElectionFactory {
         .eventBuffer(this.properties.getEventBuffer())
         .retryInitial(this.properties.getRetry().getInitial())
         .retryMax(this.properties.getRetry().getMax())
+        .gate(this.pauses.gate(office))
         .build();
   }
 

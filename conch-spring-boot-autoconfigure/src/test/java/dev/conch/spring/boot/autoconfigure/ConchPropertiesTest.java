@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.conch.ElectionOptions;
 import dev.conch.etcd.SessionOptions;
+import dev.conch.spring.CandidacyPauses;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -36,6 +39,53 @@ class ConchPropertiesTest {
   }
 
   @Test
+  void healthDefaultsRequireNothingAndQuarantineTenSeconds() {
+    assertThat(this.properties.getRequireHealth()).isEmpty();
+    assertThat(this.properties.getQuarantine())
+        .isEqualTo(CandidacyPauses.DEFAULT_QUARANTINE)
+        .isEqualTo(Duration.ofSeconds(10));
+  }
+
+  @Test
+  void officeRequirementReplacesTheDefaultAndNamesItsOwnProperty() {
+    this.properties.setRequireHealth(List.of("db"));
+    ConchProperties.Office orders = new ConchProperties.Office();
+    orders.setRequireHealth(List.of("readiness"));
+    orders.setQuarantine(Duration.ofSeconds(3));
+    this.properties.getOffices().put("orders", orders);
+    this.properties.getOffices().put("reports", new ConchProperties.Office());
+    ConchProperties.Office audit = new ConchProperties.Office();
+    audit.setRequireHealth(List.of());
+    this.properties.getOffices().put("audit", audit);
+    CandidacyPauses pauses =
+        HealthRequirements.of(
+            this.properties,
+            ConfiguredOffices.of(
+                new MockEnvironment()
+                    .withProperty("conch.offices.orders.stop-timeout", "1s")
+                    .withProperty("conch.offices.reports.stop-timeout", "1s")
+                    .withProperty("conch.offices.audit.stop-timeout", "1s")));
+    assertThat(pauses.requirement("orders"))
+        .hasValue(
+            new CandidacyPauses.Requirement(
+                List.of("readiness"),
+                Duration.ofSeconds(3),
+                "conch.offices.orders.require-health",
+                "conch.offices.orders.quarantine"));
+    assertThat(pauses.requirement("reports"))
+        .hasValue(
+            new CandidacyPauses.Requirement(
+                List.of("db"),
+                CandidacyPauses.DEFAULT_QUARANTINE,
+                "conch.require-health",
+                "conch.quarantine"));
+    assertThat(pauses.requirement("audit")).isEmpty();
+    assertThat(pauses.requirement("onlyNamedByAHook"))
+        .hasValueSatisfying(
+            requirement -> assertThat(requirement.indicators()).containsExactly("db"));
+  }
+
+  @Test
   void etcdDefaultsAreTheSessionDefaults() {
     ConchProperties.Etcd etcd = this.properties.getEtcd();
     assertThat(etcd.getPrefix()).isEqualTo(SessionOptions.DEFAULT_PREFIX);
@@ -62,7 +112,8 @@ class ConchPropertiesTest {
   @Test
   void defaultPropertiesGiveTheDefaultElectionOptions() {
     ElectionFactory factory =
-        new ElectionFactory(this.properties, offices(), options -> null, null);
+        new ElectionFactory(
+            this.properties, offices(), options -> null, null, new CandidacyPauses(Map.of(), null));
 
     assertThat(factory.options("billing")).isEqualTo(ElectionOptions.forOffice("billing"));
   }

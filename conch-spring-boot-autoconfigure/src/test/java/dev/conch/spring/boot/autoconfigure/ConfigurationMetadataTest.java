@@ -23,6 +23,8 @@ class ConfigurationMetadataTest {
         .contains("conch.offices.<office>.hook-timeout")
         .contains("conch.offices.<office>.stop-timeout")
         .contains("conch.offices.<office>.safety-margin")
+        .contains("conch.offices.<office>.require-health")
+        .contains("conch.offices.<office>.quarantine")
         .contains("conch.offices[order.sync]");
     assertThat(hint("conch.offices.keys").get("providers").get(0).get("name").asString())
         .isEqualTo("any");

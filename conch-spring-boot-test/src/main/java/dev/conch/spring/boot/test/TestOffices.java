@@ -7,13 +7,18 @@ import dev.conch.Holder;
 import dev.conch.Leadership;
 import dev.conch.State;
 import dev.conch.local.LocalOffices;
+import dev.conch.spring.CandidacyPauses;
 import dev.conch.spring.Elections;
+import dev.conch.spring.HealthGatedCandidacy;
 import dev.conch.spring.LeaderOnlyInvocations;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -36,6 +41,10 @@ import org.springframework.beans.factory.DisposableBean;
  * does not lead) until {@link #grant}; after {@link #failRenewal} this instance campaigns again
  * and, being the only candidate, soon leads again with a new token; {@link #electOther} keeps it
  * out until {@link #grant}.
+ *
+ * <p>{@link #healthDown} and {@link #healthUp} make a required health indicator count as DOWN or UP
+ * without touching what it checks; the candidacy of each office that requires it pauses and resumes
+ * as in production, quarantine included.
  */
 public final class TestOffices implements LeaderOnlyInvocations, DisposableBean {
 
@@ -55,6 +64,10 @@ public final class TestOffices implements LeaderOnlyInvocations, DisposableBean 
 
   private final LeaderOnlyCounts counts;
 
+  private final Supplier<@Nullable HealthGatedCandidacy> health;
+
+  private final Supplier<@Nullable CandidacyPauses> pauses;
+
   private final Map<String, Election> others = new ConcurrentHashMap<>();
 
   private final Map<String, Set<Long>> ended = new ConcurrentHashMap<>();
@@ -64,12 +77,16 @@ public final class TestOffices implements LeaderOnlyInvocations, DisposableBean 
       Supplier<Elections> elections,
       Duration timeout,
       boolean leading,
-      LeaderOnlyCounts counts) {
+      LeaderOnlyCounts counts,
+      Supplier<@Nullable HealthGatedCandidacy> health,
+      Supplier<@Nullable CandidacyPauses> pauses) {
     this.store = store;
     this.elections = elections;
     this.timeout = timeout;
     this.leading = leading;
     this.counts = counts;
+    this.health = health;
+    this.pauses = pauses;
   }
 
   /** The in-memory offices, for what this class does not script. */
@@ -184,6 +201,86 @@ public final class TestOffices implements LeaderOnlyInvocations, DisposableBean 
   }
 
   /**
+   * Makes the health contributor or group {@code indicator} count as DOWN, whatever it reports, for
+   * every office that requires it ({@code conch.require-health}, {@code
+   * conch.offices.<name>.require-health}); returns once the candidacy for each is paused: a term it
+   * led has ended (as a resign ends it) and it does not campaign.
+   *
+   * @throws IllegalArgumentException when no office requires {@code indicator}
+   */
+  public void healthDown(String indicator) {
+    List<String> offices = requiring(indicator);
+    health().simulate(indicator, "DOWN");
+    CandidacyPauses paused = Objects.requireNonNull(this.pauses.get());
+    for (String office : offices) {
+      Election election = election(office);
+      await(
+          () -> paused.pause(office).isPresent() && election.state() == State.DENIED,
+          "the candidacy for office " + office + " to pause as " + indicator + " is DOWN");
+    }
+  }
+
+  /**
+   * Makes {@code indicator} count as UP again; returns once no office is paused because of it. An
+   * office that this instance led when it turned DOWN stays out for its quarantine ({@code
+   * conch.quarantine}, 10 s): set {@code conch.quarantine=0s} in a test that wants it to lead again
+   * at once.
+   *
+   * @throws IllegalArgumentException when no office requires {@code indicator}
+   */
+  public void healthUp(String indicator) {
+    List<String> offices = requiring(indicator);
+    health().simulate(indicator, "UP");
+    CandidacyPauses paused = Objects.requireNonNull(this.pauses.get());
+    for (String office : offices) {
+      await(
+          () ->
+              paused
+                  .pause(office)
+                  .map(pause -> pause.healthy() || !pause.indicator().equals(indicator))
+                  .orElse(true),
+          "the candidacy for office " + office + " to no longer wait for " + indicator);
+    }
+  }
+
+  private HealthGatedCandidacy health() {
+    HealthGatedCandidacy candidacy = this.health.get();
+    if (candidacy == null) {
+      throw new IllegalStateException(
+          "No health-gated candidacy in this context: it needs conch.require-health (or"
+              + " conch.offices.<name>.require-health) and Spring Boot's health support");
+    }
+    return candidacy;
+  }
+
+  private List<String> requiring(String indicator) {
+    CandidacyPauses paused = this.pauses.get();
+    List<String> offices = new ArrayList<>();
+    Set<String> required = new TreeSet<>();
+    for (String office : this.elections.get().offices()) {
+      List<String> names =
+          (paused != null)
+              ? paused
+                  .requirement(office)
+                  .map(CandidacyPauses.Requirement::indicators)
+                  .orElse(List.of())
+              : List.of();
+      required.addAll(names);
+      if (names.contains(indicator)) {
+        offices.add(office);
+      }
+    }
+    if (offices.isEmpty()) {
+      throw new IllegalArgumentException(
+          "No office requires health indicator '"
+              + indicator
+              + "'; required: "
+              + (required.isEmpty() ? "none (conch.require-health is not set)" : required));
+    }
+    return offices;
+  }
+
+  /**
    * How often the {@code @LeaderOnly} methods and leader-only tasks of an office ran, or one
    * method, named as {@code "InvoiceJob.sendInvoices()"}, or one {@code LeaderOnlyTasks} task, by
    * the name it was given.
@@ -256,6 +353,10 @@ public final class TestOffices implements LeaderOnlyInvocations, DisposableBean 
    * #OTHER_CANDIDATE}), no other candidate is left, every count is zero.
    */
   void reset() {
+    HealthGatedCandidacy candidacy = this.health.get();
+    if (candidacy != null) {
+      candidacy.reset();
+    }
     for (Election election : this.elections.get().all()) {
       String office = election.office();
       if (election.state() == State.RESIGNED) {

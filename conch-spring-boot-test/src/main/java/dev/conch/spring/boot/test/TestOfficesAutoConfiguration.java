@@ -1,7 +1,9 @@
 package dev.conch.spring.boot.test;
 
 import dev.conch.local.LocalOffices;
+import dev.conch.spring.CandidacyPauses;
 import dev.conch.spring.Elections;
+import dev.conch.spring.HealthGatedCandidacy;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -36,13 +38,21 @@ public final class TestOfficesAutoConfiguration {
   TestOffices conchTestOffices(
       LocalOffices localOffices,
       ObjectProvider<Elections> elections,
+      ObjectProvider<HealthGatedCandidacy> health,
+      ObjectProvider<CandidacyPauses> pauses,
       ListableBeanFactory beanFactory,
       Environment environment) {
     boolean leading = environment.getProperty(LEADING, Boolean.class, true);
     LeaderOnlyCounts counts =
         new LeaderOnlyCounts(beanFactory, () -> elections.getObject().offices());
     return new TestOffices(
-        localOffices, elections::getObject, TestOffices.DEFAULT_TIMEOUT, leading, counts);
+        localOffices,
+        elections::getObject,
+        TestOffices.DEFAULT_TIMEOUT,
+        leading,
+        counts,
+        health::getIfAvailable,
+        pauses::getIfAvailable);
   }
 
   @Bean

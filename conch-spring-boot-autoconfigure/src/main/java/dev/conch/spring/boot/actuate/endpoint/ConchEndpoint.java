@@ -12,8 +12,11 @@ import dev.conch.Setting;
 import dev.conch.State;
 import dev.conch.TransferRefusedException;
 import dev.conch.etcd.TimingBudget;
+import dev.conch.spring.CandidacyEvent;
+import dev.conch.spring.CandidacyPausedEvent;
 import dev.conch.spring.Elections;
 import dev.conch.spring.LeaderObservedEvent;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
@@ -32,6 +35,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.ImportRuntimeHints;
+import org.springframework.context.event.EventListener;
 
 /**
  * {@link Endpoint @Endpoint} {@code conch}: this instance and the offices it takes part in, who
@@ -66,6 +70,8 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
   private final Supplier<Optional<OfficeGroup>> group;
 
   private final Map<String, Optional<Holder>> observed = new ConcurrentHashMap<>();
+
+  private final Map<String, CandidacyDescriptor> paused = new ConcurrentHashMap<>();
 
   /**
    * An endpoint over {@code elections}, without timing budgets.
@@ -117,6 +123,24 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
   @Override
   public void onApplicationEvent(LeaderObservedEvent event) {
     this.observed.put(event.getOffice(), event.getLeader());
+  }
+
+  /**
+   * Remembers which offices' candidacy is paused by their required health, for {@link #conch()}.
+   */
+  @EventListener
+  public void onCandidacyEvent(CandidacyEvent event) {
+    if (event instanceof CandidacyPausedEvent pause) {
+      this.paused.put(
+          pause.getOffice(),
+          new CandidacyDescriptor(
+              true,
+              pause.getIndicator(),
+              pause.getReason(),
+              pause.getUntil().map(Instant::toString).orElse(null)));
+    } else {
+      this.paused.remove(event.getOffice());
+    }
   }
 
   /**
@@ -250,7 +274,8 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
         election.state(),
         leader.map(HolderDescriptor::of).orElse(null),
         token.isPresent() ? token.getAsLong() : null,
-        this.timings.apply(election.office()).map(TimingDescriptor::of).orElse(null));
+        this.timings.apply(election.office()).map(TimingDescriptor::of).orElse(null),
+        this.paused.get(election.office()));
   }
 
   /**
@@ -316,6 +341,8 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
    * @param token this instance's fencing token while it leads, else {@code null}
    * @param timing what its settings promise in time, or {@code null} when unknown (standalone, the
    *     application's own elections)
+   * @param candidacy why this instance does not campaign for the office now, or {@code null} when
+   *     its required health does not keep it out
    */
   @JsonInclude(Include.ALWAYS)
   public record OfficeDescriptor(
@@ -323,7 +350,22 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
       State state,
       @Nullable HolderDescriptor leader,
       @Nullable Long token,
-      @Nullable TimingDescriptor timing)
+      @Nullable TimingDescriptor timing,
+      @Nullable CandidacyDescriptor candidacy)
+      implements OperationResponseBody {}
+
+  /**
+   * A candidacy paused by the health it requires ({@code conch.offices.<name>.require-health}).
+   *
+   * @param paused always {@code true}
+   * @param indicator the required contributor or group that is not UP
+   * @param reason what is wrong, e.g. {@code db is DOWN}
+   * @param until the end of the quarantine (RFC 3339 UTC) of a leader that resigned, before which
+   *     it does not campaign even when UP again; {@code null}: while the indicator is not UP
+   */
+  @JsonInclude(Include.ALWAYS)
+  public record CandidacyDescriptor(
+      boolean paused, String indicator, String reason, @Nullable String until)
       implements OperationResponseBody {}
 
   /**

@@ -1,0 +1,69 @@
+package dev.conch.spring.boot.autoconfigure.health;
+
+import dev.conch.spring.CandidacyPauses;
+import dev.conch.spring.Elections;
+import dev.conch.spring.ExternalCommandRunnerLifecycle;
+import dev.conch.spring.HealthGatedCandidacy;
+import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
+import java.time.Clock;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.actuate.endpoint.HealthEndpointGroups;
+import org.springframework.boot.health.autoconfigure.actuate.endpoint.HealthEndpointAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration;
+import org.springframework.boot.health.contributor.HealthContributors;
+import org.springframework.boot.health.registry.HealthContributorRegistry;
+import org.springframework.boot.health.registry.ReactiveHealthContributorRegistry;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * {@link EnableAutoConfiguration Auto-configuration} of health-gated candidacy ({@code
+ * conch.require-health}, {@code conch.offices.<name>.require-health}): the {@link
+ * HealthGatedCandidacy} that pauses the candidacy of an office while a health contributor or group
+ * it requires is not UP. Startup fails on a name that is neither.
+ */
+@AutoConfiguration(
+    after = {
+      ConchAutoConfiguration.class,
+      HealthContributorRegistryAutoConfiguration.class,
+      HealthEndpointAutoConfiguration.class
+    })
+@ConditionalOnClass({CandidacyPauses.class, HealthContributorRegistry.class})
+@ConditionalOnBean({CandidacyPauses.class, Elections.class, HealthContributorRegistry.class})
+public final class CandidacyHealthAutoConfiguration {
+
+  @Bean
+  @ConditionalOnMissingBean
+  HealthGatedCandidacy conchHealthGatedCandidacy(
+      CandidacyPauses pauses,
+      Elections elections,
+      HealthContributorRegistry registry,
+      ObjectProvider<ReactiveHealthContributorRegistry> reactive,
+      ObjectProvider<HealthEndpointGroups> groups,
+      ObjectProvider<ExternalCommandRunnerLifecycle> runners,
+      ApplicationEventPublisher publisher) {
+    ReactiveHealthContributorRegistry reactiveRegistry = reactive.getIfAvailable();
+    HealthContributors contributors =
+        (reactiveRegistry != null)
+            ? HealthContributors.of(registry, reactiveRegistry.asHealthContributors())
+            : registry;
+    RequiredHealthProbe probe = new RequiredHealthProbe(contributors, groups.getIfAvailable());
+    probe.check(pauses);
+    HealthGatedCandidacy candidacy =
+        new HealthGatedCandidacy(
+            pauses,
+            elections,
+            probe,
+            publisher,
+            Clock.systemUTC(),
+            HealthGatedCandidacy.DEFAULT_INTERVAL,
+            HealthGatedCandidacy.DEFAULT_CHECK_TIMEOUT);
+    runners.orderedStream().forEach(candidacy::addRunner);
+    return candidacy;
+  }
+}

@@ -1,0 +1,199 @@
+package dev.conch.spring.boot.autoconfigure.health;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.conch.Election;
+import dev.conch.ElectionOptions;
+import dev.conch.State;
+import dev.conch.local.LocalOffices;
+import dev.conch.spring.CandidacyPauses;
+import dev.conch.spring.Elections;
+import dev.conch.spring.HealthGatedCandidacy;
+import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint;
+import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.autoconfigure.actuate.endpoint.HealthEndpointAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.NestedExceptionUtils;
+
+/**
+ * Health-gated candidacy in memory (the state machine, not etcd): a group gates as its members do,
+ * a check that hangs counts as not UP without holding up any election, and without Spring Boot's
+ * health support a requirement fails startup.
+ */
+@Timeout(60)
+class CandidacyHealthAutoConfigurationTest {
+
+  private static final Duration WAIT = Duration.ofSeconds(20);
+
+  private final ApplicationContextRunner contextRunner =
+      new ApplicationContextRunner()
+          .withConfiguration(
+              AutoConfigurations.of(
+                  ConchAutoConfiguration.class,
+                  HealthContributorRegistryAutoConfiguration.class,
+                  HealthEndpointAutoConfiguration.class,
+                  CandidacyHealthAutoConfiguration.class))
+          .withPropertyValues("conch.standalone=true", "conch.office=billing");
+
+  @Test
+  void groupKeepsTheCandidacyOutWhileAMemberIsDown() {
+    this.contextRunner
+        .withBean("dbHealthIndicator", ToggledHealthIndicator.class)
+        .withUserConfiguration(EndpointConfiguration.class)
+        .withPropertyValues(
+            "management.endpoint.health.group.custom.include=db",
+            "conch.require-health=custom",
+            "conch.quarantine=0s")
+        .run(
+            context -> {
+              Election billing = context.getBean(Election.class);
+              assertThat(billing.awaitLeadership(WAIT)).isTrue();
+              context.getBean(ToggledHealthIndicator.class).down();
+              await().atMost(WAIT).until(() -> billing.state() == State.DENIED);
+              assertThat(context.getBean(CandidacyPauses.class).pause("billing"))
+                  .hasValueSatisfying(
+                      pause -> {
+                        assertThat(pause.indicator()).isEqualTo("custom");
+                        assertThat(pause.reason()).isEqualTo("custom is DOWN (db is DOWN)");
+                      });
+              assertThat(context.getBean(ConchEndpoint.class).conch().offices())
+                  .singleElement()
+                  .satisfies(
+                      office ->
+                          assertThat(office.candidacy())
+                              .isEqualTo(
+                                  new ConchEndpoint.CandidacyDescriptor(
+                                      true, "custom", "custom is DOWN (db is DOWN)", null)));
+              context.getBean(ToggledHealthIndicator.class).up();
+              assertThat(billing.awaitLeadership(WAIT)).isTrue();
+              assertThat(context.getBean(ConchEndpoint.class).conch().offices())
+                  .singleElement()
+                  .satisfies(office -> assertThat(office.candidacy()).isNull());
+            });
+  }
+
+  @Test
+  void instanceThatStartsUnhealthyNeverCampaigns() {
+    this.contextRunner
+        .withBean(
+            "dbHealthIndicator",
+            ToggledHealthIndicator.class,
+            () -> {
+              ToggledHealthIndicator indicator = new ToggledHealthIndicator();
+              indicator.down();
+              return indicator;
+            })
+        .withBean(CandidacyRecorder.class)
+        .withPropertyValues("conch.require-health=db")
+        .run(
+            context -> {
+              Election billing = context.getBean(Election.class);
+              await()
+                  .during(Duration.ofSeconds(2))
+                  .atMost(WAIT)
+                  .until(() -> billing.state() == State.DENIED);
+              // A term won before the first check would have been resigned: a loss.
+              assertThat(context.getBean(CandidacyRecorder.class).losses).isEmpty();
+            });
+  }
+
+  @Test
+  void checkThatHangsCountsAsNotUpAndHoldsUpNoOtherOffice() {
+    CountDownLatch never = new CountDownLatch(1);
+    this.contextRunner
+        .withBean(
+            "slowHealthIndicator",
+            HealthIndicator.class,
+            () ->
+                () -> {
+                  try {
+                    never.await();
+                  } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                  }
+                  return Health.up().build();
+                })
+        .withPropertyValues(
+            "conch.offices.billing.require-health=slow", "conch.offices.orders.hook-timeout=30s")
+        .run(
+            context -> {
+              Elections elections = context.getBean(Elections.class);
+              assertThat(elections.get("orders").awaitLeadership(WAIT)).isTrue();
+              Election billing = elections.get("billing");
+              await().atMost(WAIT).until(() -> billing.state() == State.DENIED);
+              await()
+                  .atMost(WAIT)
+                  .untilAsserted(
+                      () ->
+                          assertThat(context.getBean(CandidacyPauses.class).pause("billing"))
+                              .hasValueSatisfying(
+                                  pause ->
+                                      assertThat(pause.reason())
+                                          .isEqualTo(
+                                              "the health check of slow did not answer within"
+                                                  + " 5000ms")));
+              assertThat(billing.isLeader()).isFalse();
+              assertThat(context.getBean(HealthGatedCandidacy.class).isRunning()).isTrue();
+            });
+  }
+
+  @Test
+  void applicationsOwnElectionHasNoGateAndIsLeftAlone() {
+    this.contextRunner
+        .withBean("dbHealthIndicator", ToggledHealthIndicator.class)
+        .withBean(
+            Election.class, () -> new LocalOffices().election(ElectionOptions.forOffice("billing")))
+        .withPropertyValues("conch.require-health=db")
+        .run(
+            context -> {
+              Election billing = context.getBean(Election.class);
+              assertThat(billing.awaitLeadership(WAIT)).isTrue();
+              long token = billing.token().orElseThrow();
+              context.getBean(ToggledHealthIndicator.class).down();
+              await()
+                  .during(Duration.ofSeconds(3))
+                  .atMost(WAIT)
+                  .until(() -> billing.token().equals(OptionalLong.of(token)));
+              assertThat(context.getBean(CandidacyPauses.class).pause("billing")).isEmpty();
+            });
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class EndpointConfiguration {
+
+    @Bean
+    ConchEndpoint conchEndpoint(Elections elections) {
+      return new ConchEndpoint(elections, office -> Optional.empty());
+    }
+  }
+
+  @Test
+  void requirementWithoutHealthSupportFailsStartup() {
+    new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(ConchAutoConfiguration.class))
+        .withPropertyValues(
+            "conch.standalone=true", "conch.office=billing", "conch.require-health=db")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+                  .hasMessage(
+                      "invalid conch.require-health 'db': no health contributor or group without"
+                          + " Spring Boot's health support: add spring-boot-health"
+                          + " (spring-boot-starter-actuator), or remove the property");
+            });
+  }
+}
