@@ -4,6 +4,7 @@ import dev.conch.Leadership;
 import dev.conch.spring.CurrentLeadership;
 import dev.conch.spring.LeaderLifecycle;
 import dev.conch.spring.LeaderOnly;
+import dev.conch.spring.Misfire;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,9 +55,12 @@ public class ReportFeed implements SmartLifecycle {
     return false;
   }
 
-  /** Runs on the leader only; a term that ends mid-run shows in {@code term.isValid()}. */
+  /**
+   * Runs on the leader only; a term that ends mid-run shows in {@code term.isValid()}. A tick that
+   * was due while the office was vacant (the leader crashed) runs once on the next leader.
+   */
   @Scheduled(fixedDelayString = "${sample.report.interval}")
-  @LeaderOnly
+  @LeaderOnly(misfire = Misfire.RUN_ONCE)
   public void tick() {
     Leadership term = CurrentLeadership.get();
     if (term.isValid()) {

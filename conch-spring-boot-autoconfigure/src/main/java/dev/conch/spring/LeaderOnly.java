@@ -42,6 +42,12 @@ import org.springframework.core.annotation.AliasFor;
  * within its own class. It cannot also be {@code @Async}: the check would happen on the caller's
  * thread and the work on another, after the term may have ended.
  *
+ * <p>On a {@code @Scheduled} method each firing that runs is recorded under the office (in etcd,
+ * outside the election's keys, written with the term's token): a new leader finds the firings that
+ * came while the office was vacant and applies {@link #misfire()}. A firing is claimed before it
+ * runs, so two terms never both run it; one whose term ended while it ran is reported as
+ * interrupted by the next leader, and not run again.
+ *
  * <p>Annotated methods are registered for reflection in a native image ({@link Reflective}), and
  * their proxies are generated ahead of time with the rest of the application's.
  */
@@ -61,4 +67,18 @@ public @interface LeaderOnly {
    */
   @AliasFor("value")
   String office() default "";
+
+  /**
+   * What a new leader does with the firings of this {@code @Scheduled} method that nobody ran:
+   * {@link Misfire#SKIP} (the default) or {@link Misfire#RUN_ONCE}. {@code RUN_ONCE} on a method
+   * that has not exactly one {@code @Scheduled} fails startup.
+   */
+  Misfire misfire() default Misfire.SKIP;
+
+  /**
+   * How old a missed firing may be, when the new leader finds it, to be run by {@link
+   * Misfire#RUN_ONCE}: a duration of zero or more ({@code 10m}, {@code PT10M}, or milliseconds);
+   * older ones are skipped and logged. Placeholders are resolved. Default one hour.
+   */
+  String misfireThreshold() default "1h";
 }

@@ -10,6 +10,7 @@ import java.lang.reflect.Modifier;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.jspecify.annotations.Nullable;
@@ -41,6 +42,8 @@ public final class LeaderOnlyAnnotationBeanPostProcessor
 
   private final List<Requirement> offices = new CopyOnWriteArrayList<>();
 
+  private @Nullable LeaderOnlyJobs jobs;
+
   /** Whether each class seen has {@code @LeaderOnly} methods: each class is scanned once. */
   private final Map<Class<?>, Boolean> checked = new ConcurrentHashMap<>();
 
@@ -64,12 +67,14 @@ public final class LeaderOnlyAnnotationBeanPostProcessor
   public void setBeanFactory(BeanFactory beanFactory) {
     super.setBeanFactory(beanFactory);
     Listeners listeners = new Listeners(beanFactory);
+    this.jobs = LeaderOnlyJobsFactory.jobs(beanFactory, METERS_PRESENT);
     LeaderOnlyMethodInterceptor interceptor =
         new LeaderOnlyMethodInterceptor(
             () -> beanFactory.getBean(Elections.class),
             office -> resolve(beanFactory, office),
             listeners,
-            listeners);
+            listeners,
+            this.jobs);
     this.interceptor = interceptor;
     this.advisor =
         new DefaultPointcutAdvisor(
@@ -89,7 +94,27 @@ public final class LeaderOnlyAnnotationBeanPostProcessor
     }
     // Without @LeaderOnly methods the pointcut matches none of them: no second scan of the
     // class's methods to find that out again (every bean of the context passes through here).
-    return annotated ? super.postProcessAfterInitialization(bean, beanName) : bean;
+    if (!annotated) {
+      return bean;
+    }
+    Object proxy = super.postProcessAfterInitialization(bean, beanName);
+    LeaderOnlyJobs known = this.jobs;
+    if (known != null) {
+      for (LeaderOnlyJob job : known.all()) {
+        if (job.method().getDeclaringClass().isAssignableFrom(targetClass)) {
+          known.bean(job.method(), proxy);
+        }
+      }
+    }
+    return proxy;
+  }
+
+  /**
+   * The {@code @Scheduled} jobs among the {@code @LeaderOnly} methods: their records, misfire
+   * recovery and last runs.
+   */
+  public LeaderOnlyJobs jobs() {
+    return Objects.requireNonNull(this.jobs, "no bean factory yet");
   }
 
   /** The guard of the methods, once the bean factory is set. */
@@ -139,8 +164,14 @@ public final class LeaderOnlyAnnotationBeanPostProcessor
                     + " work done on another, possibly after the term ended",
                 "Remove @Async, or call the @LeaderOnly method from inside the @Async one.");
           }
-          this.offices.add(
-              new Requirement(resolve(this.beanFactory, annotation.office()), description));
+          String office = resolve(this.beanFactory, annotation.office());
+          LeaderOnlyJob job =
+              LeaderOnlyJobsFactory.job(
+                  method, annotation, office, v -> resolve(this.beanFactory, v));
+          if (job != null && this.jobs != null) {
+            this.jobs.register(job);
+          }
+          this.offices.add(new Requirement(office, description));
         });
     return !annotated.isEmpty();
   }

@@ -35,6 +35,8 @@ final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
 
   private final LeaderOnlyInvocations invocations;
 
+  private final LeaderOnlyJobs jobs;
+
   private final Map<Method, Target> targets = new ConcurrentHashMap<>();
 
   /**
@@ -42,16 +44,19 @@ final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
    * @param resolver resolves placeholders in the office name
    * @param observer records each call, run or skipped (the starter's observation or meter)
    * @param invocations told of each call that ran or was skipped
+   * @param jobs claims and records the firings of {@code @Scheduled} methods
    */
   LeaderOnlyMethodInterceptor(
       Supplier<Elections> elections,
       Function<String, String> resolver,
       LeaderOnlyObserver observer,
-      LeaderOnlyInvocations invocations) {
+      LeaderOnlyInvocations invocations,
+      LeaderOnlyJobs jobs) {
     this.elections = elections;
     this.resolver = resolver;
     this.observer = observer;
     this.invocations = invocations;
+    this.jobs = jobs;
   }
 
   @Override
@@ -60,6 +65,7 @@ final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
     return guard(
         target.office(),
         target.description(),
+        target.method(),
         target::context,
         invocation::proceed,
         skippedResult(invocation.getMethod().getReturnType()));
@@ -72,6 +78,8 @@ final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
    *
    * @param office the office, empty for the default office
    * @param name how logs and the {@link LeaderOnlyInvocations} beans name the call
+   * @param method the method called, whose {@code @Scheduled} firings may be recorded jobs; null
+   *     for a task, which is never one
    * @param contexts the observation context of the call, in an office and a term (null: skipped)
    * @param call the call
    * @param skipped what a skipped call returns
@@ -80,16 +88,31 @@ final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
   @Nullable Object guard(
       String office,
       String name,
+      @Nullable Method method,
       BiFunction<String, @Nullable Leadership, LeaderOnlyObservationContext> contexts,
       LeaderOnlyInvocations.Call call,
       @Nullable Object skipped)
       throws Throwable {
     Optional<Election> election = election(office);
     Optional<Leadership> term = election.flatMap(Election::leadership);
-    if (term.isEmpty()) {
+    // A scheduled job's firing runs only once claimed in its record (null: refused, skip it).
+    JobFiring firing =
+        term.isEmpty()
+            ? null
+            : (method == null) ? JobFiring.UNRECORDED : this.jobs.claim(term.get(), method);
+    if (firing == null) {
+      if (method != null) {
+        this.jobs.skipped(officeOf(office), method, term.isPresent());
+      }
       if (logger.isDebugEnabled()) {
         logger.debug(
-            "Skipped " + name + ": this instance does not lead office '" + officeOf(office) + "'");
+            "Skipped "
+                + name
+                + (term.isPresent()
+                    ? ": its firing was not claimed in office '"
+                    : ": this instance does not lead office '")
+                + officeOf(office)
+                + "'");
       }
       this.observer.skipped(contexts.apply(officeOf(office), null));
       this.invocations.skipped(officeOf(office), name);
@@ -100,7 +123,7 @@ final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
     try {
       return this.observer.run(
           contexts.apply(term.get().office(), term.get()),
-          () -> this.invocations.proceed(term.get(), name, call));
+          () -> firing.run(() -> this.invocations.proceed(term.get(), name, call)));
     } finally {
       CurrentLeadership.exit(previous);
     }

@@ -4,6 +4,7 @@ import dev.conch.spring.observation.DefaultLeaderOnlyObservationConvention;
 import dev.conch.spring.observation.LeaderOnlyObservationContext;
 import dev.conch.spring.observation.LeaderOnlyObservationConvention;
 import io.micrometer.common.KeyValue;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
@@ -22,6 +23,9 @@ import org.springframework.beans.factory.BeanFactory;
  */
 final class LeaderOnlyMetrics implements LeaderOnlyObserver {
 
+  /** The name of the counter of the firings of each job. */
+  static final String FIRINGS = "conch.leaderonly.firings";
+
   private final MeterRegistry registry;
 
   private final LeaderOnlyObservationConvention convention;
@@ -37,6 +41,25 @@ final class LeaderOnlyMetrics implements LeaderOnlyObserver {
       BeanFactory beanFactory, LeaderOnlyObservationConvention convention) {
     MeterRegistry registry = beanFactory.getBeanProvider(MeterRegistry.class).getIfUnique();
     return (registry != null) ? new LeaderOnlyMetrics(registry, convention) : null;
+  }
+
+  /**
+   * The counter {@code conch.leaderonly.firings} of each {@code @Scheduled} job, tagged {@code
+   * office}, {@code job} ({@code Class.method()}) and {@code outcome}, in the application's {@code
+   * MeterRegistry}; null when it has none. Recorded whether or not there is an {@code
+   * ObservationRegistry}: no observation counts misfires.
+   */
+  static @Nullable JobMeters firings(BeanFactory beanFactory) {
+    MeterRegistry registry = beanFactory.getBeanProvider(MeterRegistry.class).getIfUnique();
+    if (registry == null) {
+      return null;
+    }
+    return (office, job, outcome, count) ->
+        Counter.builder(FIRINGS)
+            .description("Firings of @Scheduled @LeaderOnly jobs, by what became of them")
+            .tags("office", office, "job", job, "outcome", outcome)
+            .register(registry)
+            .increment(count);
   }
 
   @Override

@@ -77,6 +77,7 @@ public final class LeaderOnlyTasks {
       return this.guard.guard(
               office,
               name,
+              null,
               contexts(name),
               () -> {
                 task.run();
@@ -106,7 +107,8 @@ public final class LeaderOnlyTasks {
     check(office, name);
     try {
       Object result =
-          this.guard.guard(office, name, contexts(name), () -> finished(name, task.call()), null);
+          this.guard.guard(
+              office, name, null, contexts(name), () -> finished(name, task.call()), null);
       @SuppressWarnings("unchecked")
       T value = (T) result;
       return Optional.ofNullable(value);

@@ -7,9 +7,10 @@ import io.micrometer.core.instrument.docs.MeterDocumentation;
 
 /**
  * The meters of conch and their tag keys: those of {@link ConchMetrics} (the balance's moves
- * included), the fence's {@code conch.fence} counter, and the {@code conch.leaderonly} timer the
- * starter records itself when the application has no {@code ObservationRegistry}. The module
- * README's table of meters is checked against it.
+ * included), the fence's {@code conch.fence} counter, the {@code conch.leaderonly} timer the
+ * starter records itself when the application has no {@code ObservationRegistry}, and the {@code
+ * conch.leaderonly.firings} counter of each scheduled leader-only job. The module README's table of
+ * meters is checked against it.
  */
 public enum ConchMeterDocumentation implements MeterDocumentation {
 
@@ -85,7 +86,17 @@ public enum ConchMeterDocumentation implements MeterDocumentation {
           + " no `ObservationRegistry`:"
           + " the timer a meter handler makes of the `conch.leaderonly` observation, with its"
           + " low-cardinality keys",
-      LeaderOnlyObservationDocumentation.LowCardinalityKeyNames.values());
+      LeaderOnlyObservationDocumentation.LowCardinalityKeyNames.values()),
+
+  /** What became of each firing of a {@code @Scheduled @LeaderOnly} job. */
+  LEADER_ONLY_FIRINGS(
+      "conch.leaderonly.firings",
+      Meter.Type.COUNTER,
+      "Firings of `@Scheduled @LeaderOnly` jobs by what became of them, with or without an"
+          + " `ObservationRegistry`; on the instance that ran, skipped or recovered them",
+      KeyNames.OFFICE,
+      KeyNames.JOB,
+      KeyNames.FIRING_OUTCOME);
 
   private final String name;
 
@@ -153,7 +164,19 @@ public enum ConchMeterDocumentation implements MeterDocumentation {
     FENCE_OUTCOME(
         "outcome",
         "`passed` (committed after the fence passed) or `stale` (the fence refused a stale"
-            + " token; the transaction rolled back)");
+            + " token; the transaction rolled back)"),
+
+    /** The job. */
+    JOB("job", "The job's method, as `Class.method()`"),
+
+    /** What became of a firing. */
+    FIRING_OUTCOME(
+        "outcome",
+        "`run` (ran in its term), `skipped` (not run here: not leading, or its claim was"
+            + " refused), `misfire_recovered` (missed, run once by the new leader),"
+            + " `misfire_skipped` (missed and not run: `SKIP`, older than the threshold, or"
+            + " earlier than the one run), `interrupted` (a run whose term ended before it said"
+            + " how it ended, found by the next leader; not run again)");
 
     private final String name;
 

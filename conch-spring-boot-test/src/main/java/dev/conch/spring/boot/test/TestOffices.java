@@ -10,17 +10,22 @@ import dev.conch.local.LocalOffices;
 import dev.conch.spring.CandidacyPauses;
 import dev.conch.spring.Elections;
 import dev.conch.spring.HealthGatedCandidacy;
+import dev.conch.spring.InMemoryJobRecords;
+import dev.conch.spring.JobRecord;
 import dev.conch.spring.LeaderOnlyInvocations;
+import dev.conch.spring.LeaderOnlyJobs;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.awaitility.Awaitility;
 import org.jspecify.annotations.Nullable;
@@ -45,6 +50,13 @@ import org.springframework.beans.factory.DisposableBean;
  * <p>{@link #healthDown} and {@link #healthUp} make a required health indicator count as DOWN or UP
  * without touching what it checks; the candidacy of each office that requires it pauses and resumes
  * as in production, quarantine included.
+ *
+ * <p>Missed firings of {@code @Scheduled @LeaderOnly} jobs are driven the same way, without etcd:
+ * {@link #expire} (or {@link #revoke}) holds the office vacant while the schedule's firings pass
+ * (they are skipped: wait on {@link #skips}), {@link #grant} makes this instance lead again, and
+ * the job's misfire policy runs after the acquire hooks, on conch's own thread: wait for it with
+ * {@link #awaitLastRun}. The records are kept in memory ({@code InMemoryJobRecords}), fenced by the
+ * in-memory offices' current leader, and forgotten with every other count after each test.
  */
 public final class TestOffices implements LeaderOnlyInvocations, DisposableBean {
 
@@ -71,6 +83,10 @@ public final class TestOffices implements LeaderOnlyInvocations, DisposableBean 
   private final Map<String, Election> others = new ConcurrentHashMap<>();
 
   private final Map<String, Set<Long>> ended = new ConcurrentHashMap<>();
+
+  private Supplier<@Nullable LeaderOnlyJobs> jobs = () -> null;
+
+  private Supplier<@Nullable InMemoryJobRecords> records = () -> null;
 
   TestOffices(
       LocalOffices store,
@@ -342,6 +358,44 @@ public final class TestOffices implements LeaderOnlyInvocations, DisposableBean 
     this.counts.skipped(office, method);
   }
 
+  /**
+   * The last run of {@code @Scheduled @LeaderOnly} method {@code method} of {@code type} that this
+   * instance knows of (it claimed it, or read it when it last started leading); empty when none.
+   */
+  public Optional<JobRecord> lastRun(Class<?> type, String method) {
+    LeaderOnlyJobs jobs = this.jobs.get();
+    if (jobs == null) {
+      return Optional.empty();
+    }
+    String name = type.getName().replace('$', '.') + "." + method + "()";
+    for (String office : this.elections.get().offices()) {
+      for (JobRecord run : jobs.lastRuns(office)) {
+        if (run.job().equals(name)) {
+          return Optional.of(run);
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Waits until the last run of {@code method} of {@code type} matches {@code condition}, e.g. a
+   * missed firing run by the term {@link #grant} began: {@code run -> run.token() == term.token()}.
+   */
+  public JobRecord awaitLastRun(Class<?> type, String method, Predicate<JobRecord> condition) {
+    await(
+        () -> lastRun(type, method).filter(condition).isPresent(),
+        "the last run of " + type.getSimpleName() + "." + method + "() to match");
+    return lastRun(type, method).orElseThrow();
+  }
+
+  /** Where the test kit finds the jobs and their in-memory records; set by its configuration. */
+  void jobs(
+      Supplier<@Nullable LeaderOnlyJobs> jobs, Supplier<@Nullable InMemoryJobRecords> records) {
+    this.jobs = jobs;
+    this.records = records;
+  }
+
   /** Closes the other candidates. */
   @Override
   public void destroy() {
@@ -353,6 +407,11 @@ public final class TestOffices implements LeaderOnlyInvocations, DisposableBean 
    * #OTHER_CANDIDATE}), no other candidate is left, every count is zero.
    */
   void reset() {
+    // First: a recovery after the grant below then finds no firing of the last test to run.
+    InMemoryJobRecords known = this.records.get();
+    if (known != null) {
+      known.clear();
+    }
     HealthGatedCandidacy candidacy = this.health.get();
     if (candidacy != null) {
       candidacy.reset();

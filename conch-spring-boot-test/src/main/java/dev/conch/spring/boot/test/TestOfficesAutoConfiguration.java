@@ -4,6 +4,8 @@ import dev.conch.local.LocalOffices;
 import dev.conch.spring.CandidacyPauses;
 import dev.conch.spring.Elections;
 import dev.conch.spring.HealthGatedCandidacy;
+import dev.conch.spring.InMemoryJobRecords;
+import dev.conch.spring.LeaderOnlyJobs;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -45,14 +47,19 @@ public final class TestOfficesAutoConfiguration {
     boolean leading = environment.getProperty(LEADING, Boolean.class, true);
     LeaderOnlyCounts counts =
         new LeaderOnlyCounts(beanFactory, () -> elections.getObject().offices());
-    return new TestOffices(
-        localOffices,
-        elections::getObject,
-        TestOffices.DEFAULT_TIMEOUT,
-        leading,
-        counts,
-        health::getIfAvailable,
-        pauses::getIfAvailable);
+    TestOffices offices =
+        new TestOffices(
+            localOffices,
+            elections::getObject,
+            TestOffices.DEFAULT_TIMEOUT,
+            leading,
+            counts,
+            health::getIfAvailable,
+            pauses::getIfAvailable);
+    offices.jobs(
+        () -> beanFactory.getBeanProvider(LeaderOnlyJobs.class).getIfUnique(),
+        () -> beanFactory.getBeanProvider(InMemoryJobRecords.class).getIfUnique());
+    return offices;
   }
 
   @Bean

@@ -15,6 +15,7 @@ import dev.conch.etcd.TimingBudget;
 import dev.conch.spring.CandidacyEvent;
 import dev.conch.spring.CandidacyPausedEvent;
 import dev.conch.spring.Elections;
+import dev.conch.spring.JobRecord;
 import dev.conch.spring.LeaderObservedEvent;
 import java.time.Instant;
 import java.util.List;
@@ -67,6 +68,8 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
 
   private final Function<String, Optional<TimingBudget>> timings;
 
+  private final Function<String, List<JobRecord>> jobs;
+
   private final Supplier<Optional<OfficeGroup>> group;
 
   private final Map<String, Optional<Holder>> observed = new ConcurrentHashMap<>();
@@ -96,26 +99,49 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
       Elections elections,
       Function<String, Optional<Holder>> leaders,
       Function<String, Optional<TimingBudget>> timings) {
-    this(elections, leaders, timings, Optional::empty);
+    this(elections, leaders, timings, office -> List.of());
   }
 
   /**
-   * An endpoint over {@code elections} and the group that shares their offices.
+   * An endpoint over {@code elections} that shows the last run of each leader-only job.
    *
    * @param elections the offices this instance campaigns for
    * @param leaders reads who leads any office from the store, not a cache; empty when vacant; may
    *     throw {@link EtcdUnavailableException}
    * @param timings the timing budget of an office, when known
+   * @param jobs the last run of each {@code @Scheduled @LeaderOnly} job of an office that this
+   *     instance knows of, without a store read
+   */
+  public ConchEndpoint(
+      Elections elections,
+      Function<String, Optional<Holder>> leaders,
+      Function<String, Optional<TimingBudget>> timings,
+      Function<String, List<JobRecord>> jobs) {
+    this(elections, leaders, timings, jobs, Optional::empty);
+  }
+
+  /**
+   * An endpoint over {@code elections}, their leader-only jobs, and the group that shares their
+   * offices.
+   *
+   * @param elections the offices this instance campaigns for
+   * @param leaders reads who leads any office from the store, not a cache; empty when vacant; may
+   *     throw {@link EtcdUnavailableException}
+   * @param timings the timing budget of an office, when known
+   * @param jobs the last run of each {@code @Scheduled @LeaderOnly} job of an office that this
+   *     instance knows of, without a store read
    * @param group the group this instance is a member of now, if any ({@code conch.balance.*})
    */
   public ConchEndpoint(
       Elections elections,
       Function<String, Optional<Holder>> leaders,
       Function<String, Optional<TimingBudget>> timings,
+      Function<String, List<JobRecord>> jobs,
       Supplier<Optional<OfficeGroup>> group) {
     this.elections = elections;
     this.leaders = leaders;
     this.timings = timings;
+    this.jobs = jobs;
     this.group = group;
   }
 
@@ -275,7 +301,8 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
         leader.map(HolderDescriptor::of).orElse(null),
         token.isPresent() ? token.getAsLong() : null,
         this.timings.apply(election.office()).map(TimingDescriptor::of).orElse(null),
-        this.paused.get(election.office()));
+        this.paused.get(election.office()),
+        this.jobs.apply(election.office()).stream().map(JobDescriptor::of).toList());
   }
 
   /**
@@ -343,6 +370,8 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
    *     application's own elections)
    * @param candidacy why this instance does not campaign for the office now, or {@code null} when
    *     its required health does not keep it out
+   * @param jobs the last run of each of its {@code @Scheduled @LeaderOnly} jobs that this instance
+   *     knows of (it ran it, or read it when it last started leading); empty when none
    */
   @JsonInclude(Include.ALWAYS)
   public record OfficeDescriptor(
@@ -351,7 +380,8 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
       @Nullable HolderDescriptor leader,
       @Nullable Long token,
       @Nullable TimingDescriptor timing,
-      @Nullable CandidacyDescriptor candidacy)
+      @Nullable CandidacyDescriptor candidacy,
+      List<JobDescriptor> jobs)
       implements OperationResponseBody {}
 
   /**
@@ -367,6 +397,40 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
   public record CandidacyDescriptor(
       boolean paused, String indicator, String reason, @Nullable String until)
       implements OperationResponseBody {}
+
+  /**
+   * The last run of a leader-only job, as its record in the office says.
+   *
+   * @param job the job, as {@code package.Class.method()}
+   * @param token the fencing token of the term that claimed the firing
+   * @param holder the candidate id of that term's holder
+   * @param scheduled the firing it ran (RFC 3339 UTC)
+   * @param started when it started
+   * @param ended when it ended, or {@code null} while it runs
+   * @param outcome {@code running}, {@code done}, {@code failed} or {@code interrupted}
+   */
+  @JsonInclude(Include.ALWAYS)
+  public record JobDescriptor(
+      String job,
+      long token,
+      String holder,
+      String scheduled,
+      String started,
+      @Nullable String ended,
+      String outcome)
+      implements OperationResponseBody {
+
+    static JobDescriptor of(JobRecord record) {
+      return new JobDescriptor(
+          record.job(),
+          record.token(),
+          record.holder(),
+          record.scheduled().toString(),
+          record.started().toString(),
+          (record.ended() != null) ? record.ended().toString() : null,
+          record.outcome().name().toLowerCase(java.util.Locale.ROOT));
+    }
+  }
 
   /**
    * A holder of an office: the holder JSON of its key, plus its create revision ({@code rev}, the

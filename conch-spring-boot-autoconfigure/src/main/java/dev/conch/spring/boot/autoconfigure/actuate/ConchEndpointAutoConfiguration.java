@@ -6,11 +6,13 @@ import dev.conch.InvalidArgumentException;
 import dev.conch.etcd.EtcdSession;
 import dev.conch.local.LocalOffices;
 import dev.conch.spring.Elections;
+import dev.conch.spring.LeaderOnlyJobs;
 import dev.conch.spring.OfficeBalancer;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpointWebExtension;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import dev.conch.spring.boot.autoconfigure.OfficeTimings;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
 import org.springframework.beans.factory.ObjectProvider;
@@ -54,6 +56,7 @@ public final class ConchEndpointAutoConfiguration {
         ObjectProvider<EtcdSession> session,
         ObjectProvider<LocalOffices> localOffices,
         ObjectProvider<OfficeTimings> timings,
+        ObjectProvider<LeaderOnlyJobs> jobs,
         ObjectProvider<OfficeBalancer> balancer,
         Environment environment) {
       refuseRemovedWriteProperty(environment);
@@ -63,6 +66,10 @@ public final class ConchEndpointAutoConfiguration {
           elections,
           leaders(elections, session, localOffices),
           (known != null) ? known::of : office -> Optional.empty(),
+          office -> {
+            LeaderOnlyJobs found = jobs.getIfUnique();
+            return (found != null) ? found.lastRuns(office) : List.of();
+          },
           (group != null) ? group::group : Optional::empty);
     }
 

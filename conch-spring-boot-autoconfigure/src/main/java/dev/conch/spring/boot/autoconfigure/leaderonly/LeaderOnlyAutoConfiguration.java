@@ -1,9 +1,16 @@
 package dev.conch.spring.boot.autoconfigure.leaderonly;
 
 import dev.conch.Election;
+import dev.conch.Holder;
+import dev.conch.etcd.EtcdSession;
+import dev.conch.local.LocalOffices;
 import dev.conch.spring.Elections;
+import dev.conch.spring.EtcdJobRecords;
+import dev.conch.spring.InMemoryJobRecords;
+import dev.conch.spring.JobRecords;
 import dev.conch.spring.LeaderOnly;
 import dev.conch.spring.LeaderOnlyAnnotationBeanPostProcessor;
+import dev.conch.spring.LeaderOnlyJobs;
 import dev.conch.spring.LeaderOnlyTasks;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -16,9 +23,10 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * {@link EnableAutoConfiguration Auto-configuration} for {@link LeaderOnly @LeaderOnly} methods:
- * the post-processor that guards them, and their meter when the application has a {@link
- * MeterRegistry}; and the {@link LeaderOnlyTasks} bean, which guards tasks built at run time by the
- * same means.
+ * the post-processor that guards them, their meter when the application has a {@link
+ * MeterRegistry}, and the records of their {@code @Scheduled} firings: in etcd next to the offices,
+ * or in memory beside the in-memory offices; and the {@link LeaderOnlyTasks} bean, which guards
+ * tasks built at run time by the same means.
  */
 @AutoConfiguration(
     after = ConchAutoConfiguration.class,
@@ -38,5 +46,27 @@ public final class LeaderOnlyAutoConfiguration {
   LeaderOnlyTasks conchLeaderOnlyTasks(
       LeaderOnlyAnnotationBeanPostProcessor conchLeaderOnlyAnnotationBeanPostProcessor) {
     return new LeaderOnlyTasks(conchLeaderOnlyAnnotationBeanPostProcessor);
+  }
+
+  /** The jobs: a bean so that it hears of each acquired office and stops its thread on close. */
+  @Bean
+  LeaderOnlyJobs conchLeaderOnlyJobs(LeaderOnlyAnnotationBeanPostProcessor postProcessor) {
+    return postProcessor.jobs();
+  }
+
+  @Bean
+  @ConditionalOnMissingBean(JobRecords.class)
+  @ConditionalOnBean(EtcdSession.class)
+  EtcdJobRecords conchJobRecords(EtcdSession etcdSession) {
+    return new EtcdJobRecords(etcdSession);
+  }
+
+  /** Beside the in-memory offices (standalone, the test kit): fenced by their current leader. */
+  @Bean
+  @ConditionalOnMissingBean(JobRecords.class)
+  @ConditionalOnBean(LocalOffices.class)
+  InMemoryJobRecords conchInMemoryJobRecords(LocalOffices localOffices) {
+    return new InMemoryJobRecords(
+        office -> localOffices.leader(office).map(Holder::rev).orElse(0L));
   }
 }

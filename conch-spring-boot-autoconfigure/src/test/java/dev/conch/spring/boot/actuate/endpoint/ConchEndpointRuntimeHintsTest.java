@@ -8,6 +8,7 @@ import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.CandidateDescriptor;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.ConchDescriptor;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.GroupDescriptor;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.HolderDescriptor;
+import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.JobDescriptor;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.MemberDescriptor;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.OfficeDescriptor;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpointWebExtension.ErrorDescriptor;
@@ -36,6 +37,7 @@ class ConchEndpointRuntimeHintsTest {
             AssertionDescriptor.class,
             ActionDescriptor.class,
             TimingDescriptor.class,
+            JobDescriptor.class,
             ErrorDescriptor.class)) {
       assertThat(RuntimeHintsPredicates.reflection().onType(descriptor))
           .as("%s", descriptor)

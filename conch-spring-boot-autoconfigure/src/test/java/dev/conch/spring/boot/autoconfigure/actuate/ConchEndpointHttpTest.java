@@ -85,7 +85,7 @@ class ConchEndpointHttpTest {
       assertThat(onA.get("candidate").get("pid").asLong()).isEqualTo(ProcessHandle.current().pid());
       JsonNode leading = onA.get("offices").get(0);
       assertThat(fieldNames(leading))
-          .containsExactly("office", "state", "leader", "token", "timing", "candidacy");
+          .containsExactly("office", "state", "leader", "token", "timing", "candidacy", "jobs");
       assertThat(leading.get("office").asString()).isEqualTo(office);
       assertThat(leading.get("token").asLong()).isEqualTo(token);
       assertThat(leading.get("leader").get("rev").asLong()).isEqualTo(token);
@@ -200,7 +200,7 @@ class ConchEndpointHttpTest {
       assertThat(fieldNames(assertion)).containsExactly("held", "rev", "host", "id");
       assertThat(fieldNames(overview)).containsExactly("candidate", "offices", "group");
       assertThat(fieldNames(overview.get("offices").get(0)))
-          .containsExactly("office", "state", "leader", "token", "timing", "candidacy");
+          .containsExactly("office", "state", "leader", "token", "timing", "candidacy", "jobs");
       assertThat(fieldNames(leader))
           .containsExactly("office", "host", "pid", "since", "id", "rev", "lease");
       assertThat(fieldNames(a.get("/actuator/conch/vacant-" + office).json()))

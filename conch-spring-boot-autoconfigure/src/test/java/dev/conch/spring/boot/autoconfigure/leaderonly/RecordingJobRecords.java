@@ -1,0 +1,84 @@
+package dev.conch.spring.boot.autoconfigure.leaderonly;
+
+import dev.conch.Leadership;
+import dev.conch.spring.JobRecord;
+import dev.conch.spring.JobRecords;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The application's job records, wrapped: every write and whether the store took it, and a pause
+ * before the next claim that stands for a process frozen between its leadership check and its
+ * claim.
+ */
+final class RecordingJobRecords implements JobRecords {
+
+  private final JobRecords delegate;
+
+  final List<Write> writes = new CopyOnWriteArrayList<>();
+
+  private volatile CountDownLatch pause;
+
+  private volatile boolean paused;
+
+  RecordingJobRecords(JobRecords delegate) {
+    this.delegate = delegate;
+  }
+
+  @Override
+  public Optional<Versioned> read(String office, String job) {
+    return this.delegate.read(office, job);
+  }
+
+  @Override
+  public OptionalLong write(Leadership term, JobRecord record, long revision) {
+    CountDownLatch latch = this.pause;
+    if (latch != null && record.outcome() == JobRecord.Outcome.RUNNING) {
+      this.paused = true;
+      try {
+        latch.await(60, TimeUnit.SECONDS);
+      } catch (InterruptedException ex) {
+        Thread.currentThread().interrupt();
+      }
+      this.pause = null;
+    }
+    OptionalLong written = this.delegate.write(term, record, revision);
+    this.writes.add(new Write(record, written.isPresent()));
+    return written;
+  }
+
+  /** Holds the next claim until {@link #resume}. */
+  void pauseNextClaim() {
+    this.pause = new CountDownLatch(1);
+  }
+
+  boolean paused() {
+    return this.paused;
+  }
+
+  void resume() {
+    CountDownLatch latch = this.pause;
+    if (latch != null) {
+      latch.countDown();
+    }
+  }
+
+  /** The claims the store took (a firing starts), in order. */
+  List<JobRecord> claims() {
+    return this.writes.stream()
+        .filter(w -> w.taken() && w.record().outcome() == JobRecord.Outcome.RUNNING)
+        .map(Write::record)
+        .toList();
+  }
+
+  /** The writes the store refused. */
+  List<JobRecord> refused() {
+    return this.writes.stream().filter(w -> !w.taken()).map(Write::record).toList();
+  }
+
+  record Write(JobRecord record, boolean taken) {}
+}
