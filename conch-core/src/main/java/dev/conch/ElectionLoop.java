@@ -67,7 +67,8 @@ final class ElectionLoop {
     this.options = options;
     this.ticker = ticker;
     this.clock = clock;
-    this.self = Holder.self(options.office(), options.candidateId(), null);
+    this.self =
+        Holder.self(options.office(), options.candidateId(), null).withPriority(options.priority());
     this.retry = new Backoff(options.retryInitial(), options.retryMax());
     this.events = events;
     this.hooks = hooks;

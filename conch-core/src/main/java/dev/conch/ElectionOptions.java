@@ -20,6 +20,8 @@ import org.jspecify.annotations.Nullable;
  * @param eventBuffer how many events may wait for slow listeners before new ones are dropped
  * @param retryInitial the first delay before campaigning again after a failure or a loss
  * @param retryMax the largest such delay
+ * @param priority this candidate's priority, stored in the holder JSON: higher leads first where a
+ *     group balances the office ({@link OfficeGroup}); equal priorities never move
  */
 public record ElectionOptions(
     String office,
@@ -30,7 +32,8 @@ public record ElectionOptions(
     Gate gate,
     int eventBuffer,
     Duration retryInitial,
-    Duration retryMax) {
+    Duration retryMax,
+    int priority) {
 
   /** Default {@link #hookTimeout()}: 30 s. */
   public static final Duration DEFAULT_HOOK_TIMEOUT =
@@ -58,6 +61,7 @@ public record ElectionOptions(
     Setting.EVENT_BUFFER.require(eventBuffer);
     Setting.RETRY_INITIAL.require(retryInitial);
     Setting.RETRY_MAX.require(retryMax);
+    Setting.PRIORITY.require(priority);
     if (retryMax.compareTo(retryInitial) < 0) {
       throw Setting.RETRY_MAX.invalid(retryMax, "at least retry-initial");
     }
@@ -85,6 +89,7 @@ public record ElectionOptions(
     builder.eventBuffer = eventBuffer;
     builder.retryInitial = retryInitial;
     builder.retryMax = retryMax;
+    builder.priority = priority;
     return builder;
   }
 
@@ -105,6 +110,7 @@ public record ElectionOptions(
     private int eventBuffer = DEFAULT_EVENT_BUFFER;
     private Duration retryInitial = Objects.requireNonNull(Setting.RETRY_INITIAL.defaultValue());
     private Duration retryMax = Objects.requireNonNull(Setting.RETRY_MAX.defaultValue());
+    private int priority = Objects.requireNonNull(Setting.PRIORITY.defaultValue());
 
     private Builder(String office) {
       this.office = office;
@@ -158,6 +164,12 @@ public record ElectionOptions(
       return this;
     }
 
+    /** This candidate's priority (0): higher leads first where a group balances the office. */
+    public Builder priority(int priority) {
+      this.priority = priority;
+      return this;
+    }
+
     /**
      * The options.
      *
@@ -173,7 +185,8 @@ public record ElectionOptions(
           gate,
           eventBuffer,
           retryInitial,
-          retryMax);
+          retryMax,
+          priority);
     }
   }
 }

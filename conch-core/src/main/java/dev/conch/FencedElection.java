@@ -70,7 +70,8 @@ public final class FencedElection implements Election {
     }
     this.lock = lock;
     this.options = options;
-    this.self = Holder.self(options.office(), options.candidateId(), null);
+    this.self =
+        Holder.self(options.office(), options.candidateId(), null).withPriority(options.priority());
     this.events = new EventDispatcher(options.office(), options.eventBuffer());
     this.hooks = new HookRunner(options.office());
     this.loop = new ElectionLoop(this, lock, options, ticker, clock, events, hooks, handlers);

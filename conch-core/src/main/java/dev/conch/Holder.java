@@ -30,6 +30,8 @@ import org.jspecify.annotations.Nullable;
  * @param rev the create revision of the key, 0 before it is written
  * @param lease the lease of the key, 0 before it is written
  * @param raw the stored value when it is not conch's holder JSON, else {@code null}
+ * @param priority the candidate's priority ({@code "priority"} in the JSON, written only when it is
+ *     not 0, so that the values of candidates without one stay as they were); higher leads first
  */
 public record Holder(
     String office,
@@ -39,14 +41,28 @@ public record Holder(
     @Nullable String id,
     long rev,
     long lease,
-    @Nullable String raw) {
+    @Nullable String raw,
+    int priority) {
 
   private static final JsonFactory JSON = new JsonFactory();
+
+  /** A holder of priority 0 (what every holder was before priorities). */
+  public Holder(
+      String office,
+      @Nullable String host,
+      long pid,
+      @Nullable Instant since,
+      @Nullable String id,
+      long rev,
+      long lease,
+      @Nullable String raw) {
+    this(office, host, pid, since, id, rev, lease, raw, 0);
+  }
 
   /** A holder described by conch's own fields, not yet written to a store. */
   public static Holder of(
       String office, String host, long pid, @Nullable Instant since, String id) {
-    return new Holder(office, host, pid, since, id, 0, 0, null);
+    return new Holder(office, host, pid, since, id, 0, 0, null, 0);
   }
 
   /** This candidate in this process: host name, pid, and the given id (or {@code host:pid}). */
@@ -58,12 +74,17 @@ public record Holder(
 
   /** The same holder as stored under a key with this create revision and lease. */
   public Holder at(long rev, long lease) {
-    return new Holder(office, host, pid, since, id, rev, lease, raw);
+    return new Holder(office, host, pid, since, id, rev, lease, raw, priority);
+  }
+
+  /** The same holder with this priority. */
+  public Holder withPriority(int newPriority) {
+    return new Holder(office, host, pid, since, id, rev, lease, raw, newPriority);
   }
 
   /** The same holder, now leading since the given instant. */
   public Holder since(Instant instant) {
-    return new Holder(office, host, pid, instant, id, rev, lease, raw);
+    return new Holder(office, host, pid, instant, id, rev, lease, raw, priority);
   }
 
   /** Whether this holder was written by conch (its value is the holder JSON). */
@@ -77,7 +98,8 @@ public record Holder(
   }
 
   /**
-   * The value conch stores under a candidate's key: {@code {"office","host","pid","since","id"}}.
+   * The value conch stores under a candidate's key: {@code {"office","host","pid","since","id"}},
+   * and {@code "priority"} when it is not 0.
    */
   public String toValueJson() {
     return write(false);
@@ -100,6 +122,9 @@ public record Holder(
         json.writeNumberField("pid", pid);
         json.writeStringField("since", since == null ? null : since.toString());
         json.writeStringField("id", id);
+        if (priority != 0) {
+          json.writeNumberField("priority", priority);
+        }
       }
       if (view) {
         json.writeNumberField("rev", rev);
@@ -119,7 +144,7 @@ public record Holder(
   public static Holder parse(String office, String value, long rev, long lease) {
     return parseJson(office, value)
         .map(h -> h.at(rev, lease))
-        .orElseGet(() -> new Holder(office, null, 0, null, null, rev, lease, value));
+        .orElseGet(() -> new Holder(office, null, 0, null, null, rev, lease, value, 0));
   }
 
   private static Optional<Holder> parseJson(String office, String value) {
@@ -127,6 +152,7 @@ public record Holder(
     @Nullable String id = null;
     @Nullable Instant since = null;
     long pid = 0;
+    int priority = 0;
     try (JsonParser json = JSON.createParser(value)) {
       if (json.nextToken() != JsonToken.START_OBJECT) {
         return Optional.empty();
@@ -138,6 +164,7 @@ public record Holder(
           case "host" -> host = json.getValueAsString();
           case "id" -> id = json.getValueAsString();
           case "pid" -> pid = json.getValueAsLong();
+          case "priority" -> priority = json.getValueAsInt();
           case "since" ->
               since = token == JsonToken.VALUE_NULL ? null : Instant.parse(json.getText());
           default -> json.skipChildren();
@@ -148,7 +175,7 @@ public record Holder(
     }
     return host == null || id == null
         ? Optional.empty()
-        : Optional.of(of(office, host, pid, since, id));
+        : Optional.of(of(office, host, pid, since, id).withPriority(priority));
   }
 
   /** Whether both describe the same candidate (same id), whatever their revisions. */

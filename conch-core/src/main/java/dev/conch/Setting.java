@@ -68,6 +68,37 @@ public final class Setting<T> {
   /** The largest delay before campaigning again, at least retry-initial: 2 s. */
   public static final Setting<Duration> RETRY_MAX = positive("retry-max", 2_000);
 
+  /**
+   * A candidate's priority, any integer; higher leads first, equal priorities never move: 0. Stored
+   * in the holder JSON (only when not 0) and in its group membership.
+   */
+  public static final Setting<Integer> PRIORITY =
+      new Setting<>("priority", 0, "an integer (higher leads first)", p -> p != null);
+
+  // Group: how one member takes part in an OfficeGroup (GroupOptions).
+
+  /** The group's name: the same rules as an office name. */
+  public static final Setting<String> GROUP =
+      new Setting<>(
+          "group",
+          null,
+          "a group name is 1 to "
+              + Setting.MAX_NAME_LENGTH
+              + " characters without '/', whitespace or control characters (e.g. 'jobs')",
+          Setting::isOfficeName);
+
+  /**
+   * How long the group's membership must stay unchanged before an office moves: 5 s, longer than
+   * the gap between two instances of a rolling restart, so that a bounce moves nothing twice.
+   */
+  public static final Setting<Duration> BALANCE_DELAY = notNegative("balance-delay", 5_000);
+
+  /**
+   * How long a term lasts at least before it is handed to a member of higher priority: 15 s, so
+   * that a preferred member that flaps does not drag the office along on every comeback.
+   */
+  public static final Setting<Duration> MIN_TENURE = notNegative("min-tenure", 15_000);
+
   // Session: how a client process holds its one lease (SessionOptions, EtcdClients).
 
   /** The key prefix of elections: {@code /conch/v1/elect/}. */

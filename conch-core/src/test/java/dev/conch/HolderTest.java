@@ -42,4 +42,15 @@ class HolderTest {
     assertThat(Holder.parse("billing", "{\"host\":1}", 9, 1).isConch()).isFalse();
     assertThat(Holder.parse("billing", "", 9, 1).isConch()).isFalse();
   }
+
+  @Test
+  void priorityIsStoredOnlyWhenNotZeroAndReadsBack() {
+    assertThat(holder.toValueJson()).doesNotContain("priority");
+    Holder preferred = holder.withPriority(5);
+    assertThat(preferred.toValueJson()).endsWith(",\"id\":\"host-1:42\",\"priority\":5}");
+    Holder read = Holder.parse("billing", preferred.toValueJson(), 17, 255);
+    assertThat(read.priority()).isEqualTo(5);
+    assertThat(read).isEqualTo(preferred.at(17, 255));
+    assertThat(Holder.parse("billing", holder.toValueJson(), 17, 255).priority()).isZero();
+  }
 }

@@ -75,6 +75,7 @@ class SettingTest {
             .eventBuffer(6)
             .retryInitial(Duration.ofSeconds(7))
             .retryMax(Duration.ofSeconds(8))
+            .priority(3)
             .build();
 
     assertThat(options)
@@ -88,7 +89,8 @@ class SettingTest {
                 gate,
                 6,
                 Duration.ofSeconds(7),
-                Duration.ofSeconds(8)));
+                Duration.ofSeconds(8),
+                3));
     assertThat(options.toBuilder().build()).isEqualTo(options);
     assertThat(options.toBuilder().eventBuffer(9).build().retryMax())
         .isEqualTo(Duration.ofSeconds(8));

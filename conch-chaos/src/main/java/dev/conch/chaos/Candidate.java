@@ -61,14 +61,15 @@ final class Candidate implements AutoCloseable {
     cluster.members().forEach(m -> proxies.add(TcpProxy.start("127.0.0.1", m.clientPort())));
     this.forwardedMarks = new long[proxies.size()];
     String endpoints = String.join(",", proxies.stream().map(TcpProxy::endpoint).toList());
-    this.command = index < options.apps() ? sampleApp(options, endpoints) : cli(options, endpoints);
+    this.command =
+        index < options.apps() ? sampleApp(options, endpoints) : cli(options, endpoints, index);
   }
 
   /**
    * The supervisor as {@code conch elect --restart}; with {@link SoakOptions#specDefaults()} it is
    * given nothing but the endpoints, as a new user would run it.
    */
-  private static List<String> cli(SoakOptions options, String endpoints) {
+  private static List<String> cli(SoakOptions options, String endpoints, int index) {
     List<String> command =
         new ArrayList<>(
             List.of(options.launcher().toString(), "elect", "chaos", "--endpoints", endpoints));
@@ -79,6 +80,14 @@ final class Candidate implements AutoCloseable {
               options.ttl().toSeconds() + "s",
               "--kill-after",
               options.killAfter().toMillis() + "ms"));
+    }
+    if (options.priorities()) {
+      command.addAll(
+          List.of(
+              "--priority",
+              Integer.toString(index),
+              "--min-tenure",
+              SoakOptions.PRIORITY_TENURE.toMillis() + "ms"));
     }
     command.addAll(List.of("--restart", "--", "sh", "-c", CHILD));
     return command;

@@ -350,6 +350,7 @@ public final class ChaosSoak {
     Duration stall = SoakOptions.DEFAULT_STALL;
     boolean benign = false;
     boolean database = true;
+    boolean priorities = false;
     long seed = System.currentTimeMillis();
     Path launcher = Path.of("bin/conch").toAbsolutePath();
     java.util.Set<Fault> faults = null;
@@ -373,6 +374,10 @@ public final class ChaosSoak {
           database = false;
           i--;
         }
+        case "--priorities" -> {
+          priorities = true;
+          i--;
+        }
         case "--seed" -> seed = Long.parseLong(value);
         case "--launcher" -> launcher = Path.of(value).toAbsolutePath();
         case "--apps" -> apps = Integer.parseInt(value);
@@ -388,7 +393,7 @@ public final class ChaosSoak {
                     + args[i]
                     + "; accepted: --members 1|3, --candidates K, --apps N, --minutes M,"
                     + " --seconds S, --ttl S, --kill-after-ms N, --seed N, --faults KIND,...,"
-                    + " --benign, --stall-ms N, --launcher PATH, --no-db");
+                    + " --benign, --stall-ms N, --launcher PATH, --no-db, --priorities");
       }
       i++;
     }
@@ -424,6 +429,7 @@ public final class ChaosSoak {
         sampleApp,
         specDefaults,
         stall,
-        database);
+        database,
+        priorities);
   }
 }

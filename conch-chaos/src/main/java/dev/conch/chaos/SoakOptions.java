@@ -18,6 +18,10 @@ import java.util.Set;
  *     Fault#STALL_CLIENT_MEMBER} keep a member stopped
  * @param database whether the commands write through the fence into a PostgreSQL started by the
  *     soak ({@link SoakDatabase}); on unless {@code --no-db}
+ * @param priorities whether the {@code conch elect} supervisors campaign with priorities ({@code
+ *     --priorities}): the one of index i with {@code --priority i} and {@code --min-tenure} {@link
+ *     #PRIORITY_TENURE}, so that the live one of highest priority is handed the office by a named
+ *     hand-over, under the faults, whenever it comes back
  */
 record SoakOptions(
     int members,
@@ -32,7 +36,13 @@ record SoakOptions(
     Path sampleApp,
     boolean specDefaults,
     Duration stall,
-    boolean database) {
+    boolean database,
+    boolean priorities) {
+
+  /**
+   * The minimum tenure of the supervisors with {@code --priorities}: short, so that moves happen.
+   */
+  static final Duration PRIORITY_TENURE = Duration.ofSeconds(2);
 
   /** The TTL of {@code conch elect} when none is given. */
   static final Duration DEFAULT_TTL = Duration.ofSeconds(10);
@@ -42,6 +52,38 @@ record SoakOptions(
 
   /** How long a benign stall stops a member: an fsync hiccup, a short GC pause. */
   static final Duration DEFAULT_STALL = Duration.ofMillis(1500);
+
+  /** A soak without priorities. */
+  SoakOptions(
+      int members,
+      int candidates,
+      Duration duration,
+      Duration ttl,
+      Duration killAfter,
+      long seed,
+      Set<Fault> faults,
+      Path launcher,
+      int apps,
+      Path sampleApp,
+      boolean specDefaults,
+      Duration stall,
+      boolean database) {
+    this(
+        members,
+        candidates,
+        duration,
+        ttl,
+        killAfter,
+        seed,
+        faults,
+        launcher,
+        apps,
+        sampleApp,
+        specDefaults,
+        stall,
+        database,
+        false);
+  }
 
   /** A soak whose commands write through the fence into the soak's PostgreSQL. */
   SoakOptions(

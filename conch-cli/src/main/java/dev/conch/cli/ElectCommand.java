@@ -3,6 +3,7 @@ package dev.conch.cli;
 import dev.conch.Durations;
 import dev.conch.Election;
 import dev.conch.ElectionOptions;
+import dev.conch.GroupOptions;
 import dev.conch.InvalidArgumentException;
 import dev.conch.Setting;
 import dev.conch.cli.logging.StderrLogging;
@@ -17,11 +18,13 @@ import java.util.concurrent.Callable;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
 
 /** {@code conch elect}: run a command while leading an office, or look at who leads it. */
 @Command(
@@ -32,7 +35,8 @@ import picocli.CommandLine.Spec;
     versionProvider = ConchCommand.Version.class,
     customSynopsis = {
       "conch elect <office> [--ttl 10s] [--restart] [--kill-after 5s] [--on-acquire CMD]",
-      "                     [--on-lose CMD] [--hook-timeout 30s] [--wait D | --nonblock] -- <cmd...>",
+      "                     [--on-lose CMD] [--hook-timeout 30s] [--wait D | --nonblock]",
+      "                     [--priority N] [--min-tenure 15s] -- <cmd...>",
       "conch elect <office> --who [--json]",
       "conch elect <office> --watch [--json]",
       "conch elect <office> --assert [--min-rev N] [--json]",
@@ -119,6 +123,26 @@ final class ElectCommand implements Callable<Integer> {
   @Option(names = "--nonblock", description = "--wait 0: exit 75 at once if the office is held")
   boolean nonblock;
 
+  @Option(
+      names = "--priority",
+      paramLabel = "N",
+      defaultValue = "0",
+      converter = PriorityConverter.class,
+      description =
+          "an integer: a leader hands the office to a live candidate of higher priority after"
+              + " --min-tenure; equal priorities never move (default: ${DEFAULT-VALUE})")
+  int priority;
+
+  @Option(
+      names = "--min-tenure",
+      paramLabel = "D",
+      defaultValue = "15s",
+      converter = ConnectionOptions.DurationConverter.class,
+      description =
+          "a term lasts at least this long before it is handed to a higher priority"
+              + " (default: ${DEFAULT-VALUE})")
+  Duration minTenure;
+
   @Mixin ConnectionOptions connection;
 
   /** The words after {@code --}, set by {@link Main}; {@code null} when there was no {@code --}. */
@@ -141,7 +165,7 @@ final class ElectCommand implements Callable<Integer> {
     }
     Client client = connection.connect();
     EtcdSession session = EtcdSession.open(client, connection.sessionOptions());
-    return new RunMode(session, office, this::runner).run();
+    return new RunMode(session, office, this::runner, group()).run();
   }
 
   /**
@@ -208,7 +232,9 @@ final class ElectCommand implements Callable<Integer> {
               "--on-lose",
               "--hook-timeout",
               "--wait",
-              "--nonblock")) {
+              "--nonblock",
+              "--priority",
+              "--min-tenure")) {
         if (spec.commandLine().getParseResult().hasMatchedOption(flag)) {
           throw new UsageException(
               flag + " applies only when running a command: conch elect <office> ... -- <cmd...>");
@@ -225,6 +251,7 @@ final class ElectCommand implements Callable<Integer> {
     if (hookTimeout.isZero()) {
       throw new UsageException("invalid --hook-timeout '0s': a positive duration");
     }
+    group();
     return explain ? Mode.EXPLAIN : Mode.RUN;
   }
 
@@ -258,6 +285,14 @@ final class ElectCommand implements Callable<Integer> {
     }
   }
 
+  /**
+   * The group of run mode: the office alone, named after it, so that a leader hands it to a live
+   * candidate of higher priority (and only then: one office is always within one of a fair share).
+   */
+  private GroupOptions group() {
+    return GroupOptions.builder(office).priority(priority).minTenure(minTenure).build();
+  }
+
   /** The runner these flags describe, its election on {@code elections}. */
   private ExternalCommandRunner.Builder runner(Function<ElectionOptions, Election> elections) {
     return ExternalCommandRunner.builder(office, elections)
@@ -267,7 +302,20 @@ final class ElectCommand implements Callable<Integer> {
         .onAcquire(blankToNull(onAcquire))
         .onLose(blankToNull(onLose))
         .hookTimeout(hookTimeout)
-        .waitFor(nonblock ? Duration.ZERO : waitFor);
+        .waitFor(nonblock ? Duration.ZERO : waitFor)
+        .electionOptions(options -> options.toBuilder().priority(priority).build());
+  }
+
+  /** {@code --priority}: an integer, the refusal naming the value. */
+  static final class PriorityConverter implements ITypeConverter<Integer> {
+    @Override
+    public Integer convert(String value) {
+      try {
+        return Integer.valueOf(value.trim());
+      } catch (NumberFormatException e) {
+        throw new TypeConversionException("'" + value + "' is not " + Setting.PRIORITY.accepted());
+      }
+    }
   }
 
   private static @Nullable String blankToNull(@Nullable String hook) {

@@ -35,7 +35,9 @@ final class Failures {
           // The runner raises its election's hook timeout to cover its own hooks.
           entry(Setting.HOOK_TIMEOUT, "--hook-timeout"),
           entry(Setting.RUNNER_HOOK_TIMEOUT, "--hook-timeout"),
-          entry(Setting.WAIT, "--wait"));
+          entry(Setting.WAIT, "--wait"),
+          entry(Setting.PRIORITY, "--priority"),
+          entry(Setting.MIN_TENURE, "--min-tenure"));
 
   private Failures() {}
 

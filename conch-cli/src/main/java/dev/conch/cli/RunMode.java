@@ -3,6 +3,7 @@ package dev.conch.cli;
 import dev.conch.Election;
 import dev.conch.ElectionEvent;
 import dev.conch.ElectionOptions;
+import dev.conch.GroupOptions;
 import dev.conch.Holder;
 import dev.conch.etcd.EtcdSession;
 import dev.conch.process.ExternalCommandRunner;
@@ -39,6 +40,7 @@ final class RunMode {
   private final EtcdSession session;
   private final String office;
   private final Flags flags;
+  private final GroupOptions group;
   private final AtomicBoolean ending = new AtomicBoolean();
   private final CountDownLatch tidied = new CountDownLatch(1);
 
@@ -48,10 +50,11 @@ final class RunMode {
     ExternalCommandRunner.Builder runner(Function<ElectionOptions, Election> elections);
   }
 
-  RunMode(EtcdSession session, String office, Flags flags) {
+  RunMode(EtcdSession session, String office, Flags flags, GroupOptions group) {
     this.session = session;
     this.office = office;
     this.flags = flags;
+    this.group = group;
   }
 
   /** Runs to the end; returns the exit status (a signal exits from the hook instead). */
@@ -117,9 +120,23 @@ final class RunMode {
     }
   }
 
+  /**
+   * The runner's election, in the office's group: a leader hands the office to a live candidate of
+   * higher priority after the minimum tenure. The runner stops the command on a hand-over as on a
+   * resign, so the move can happen whenever it is due. The session's close leaves the group.
+   */
   private Election election(ElectionOptions options) {
     Election election = session.election(options);
     election.addListener(this::report);
+    session
+        .group(
+            new GroupOptions(
+                group.name(),
+                options.candidateId(),
+                group.priority(),
+                group.delay(),
+                group.minTenure()))
+        .add(election);
     return election;
   }
 

@@ -40,6 +40,9 @@ class FlagsTest {
     assertThat(elect.findOption("--prefix").defaultValue())
         .isEqualTo(Setting.PREFIX.defaultValue())
         .isEqualTo(SessionOptions.DEFAULT_PREFIX);
+    assertThat(defaultOf("--min-tenure")).isEqualTo(Setting.MIN_TENURE.defaultValue());
+    assertThat(Integer.valueOf(elect.findOption("--priority").defaultValue()))
+        .isEqualTo(Setting.PRIORITY.defaultValue());
     assertThat(elect.findOption("--wait").defaultValue()).isNull();
     assertThat(Setting.WAIT.defaultValue()).isNull();
   }

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -44,6 +45,7 @@ public final class EtcdSession implements AutoCloseable {
   private final Ticker ticker;
   private final LeaseKeeper keeper;
   private final Map<String, Election> elections = new ConcurrentHashMap<>();
+  private final List<OfficeGroup> groups = new CopyOnWriteArrayList<>();
   private final AtomicLong wakeups = new AtomicLong();
   private final AtomicLong rewatches = new AtomicLong();
   private final InFlight requests = new InFlight(CAMPAIGN_REQUESTS);
@@ -111,11 +113,20 @@ public final class EtcdSession implements AutoCloseable {
 
   /**
    * Joins the group {@code options.name()} on this session's lease: its member key lives under the
-   * meta root, one watch follows the group. Add the elections whose offices the group shares.
+   * meta root ({@code <meta root>groups/<group>/members/<member id>}), one watch follows the group.
+   * Add the elections whose offices the group shares; closing the session closes the group.
+   *
+   * @throws IllegalStateException when this session is closed
    */
   public OfficeGroup group(GroupOptions options) {
-    // Skeleton for issue 22: the group is being built.
-    throw new UnsupportedOperationException("groups are not built yet");
+    synchronized (monitor) {
+      if (closed) {
+        throw new IllegalStateException("session is closed");
+      }
+    }
+    EtcdOfficeGroup group = new EtcdOfficeGroup(this, options);
+    groups.add(group);
+    return group;
   }
 
   /** How this session renews its lease now. */
@@ -170,14 +181,32 @@ public final class EtcdSession implements AutoCloseable {
     rewatches.incrementAndGet();
   }
 
+  /**
+   * How many etcd requests the groups of this session made (member reads, puts, watches), not
+   * counting their elections' own: what a group adds to the session's cost.
+   */
+  public long groupRequests() {
+    long sum = 0;
+    for (OfficeGroup group : groups) {
+      sum += ((EtcdOfficeGroup) group).requests();
+    }
+    return sum;
+  }
+
   /** How many renewal rounds failed since the session opened. */
   public long renewalFailures() {
     return keeper.renewalFailures();
   }
 
-  /** Closes every election of this session (they resign), then revokes the lease. */
+  /**
+   * Closes every group of this session (they leave), every election (they resign), then revokes the
+   * lease.
+   */
   @Override
   public void close() {
+    for (OfficeGroup group : groups) {
+      group.close();
+    }
     for (Election election : elections.values()) {
       election.close();
     }

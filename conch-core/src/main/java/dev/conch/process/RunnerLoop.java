@@ -164,7 +164,13 @@ final class RunnerLoop {
     if (child != null && !child.handle()) {
       return;
     }
-    if (reason.isVoluntary()) {
+    if (reason == LossReason.TRANSFERRED && settings.restart()) {
+      // Handed over (to a candidate of higher priority, say): the command stopped as on a resign,
+      // and a runner that runs forever stands again, at the back of the line.
+      log.info("office {}: handed over; campaigning again", settings.office());
+      resign();
+      campaign();
+    } else if (reason.isVoluntary()) {
       // Not asked for by this runner: its election was resigned or closed under it (a session
       // closed at shutdown).
       log.info("office {}: election {} under the runner; stopping", settings.office(), reason);
