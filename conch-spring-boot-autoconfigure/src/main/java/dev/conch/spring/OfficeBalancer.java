@@ -132,7 +132,7 @@ public final class OfficeBalancer implements SmartLifecycle {
             + " in group '"
             + this.options.name()
             + "' as '"
-            + this.options.candidateId()
+            + this.options.memberId()
             + "' (priority "
             + this.options.priority()
             + ", balance delay "
@@ -145,7 +145,7 @@ public final class OfficeBalancer implements SmartLifecycle {
       return false;
     }
     String id = election.candidate().id();
-    if (this.options.candidateId().equals(id)) {
+    if (this.options.memberId().equals(id)) {
       return true;
     }
     // An application's own Election bean with an id of its own: the group could not tell whether
@@ -158,7 +158,7 @@ public final class OfficeBalancer implements SmartLifecycle {
             + "': its candidate id '"
             + id
             + "' is not this instance's ('"
-            + this.options.candidateId()
+            + this.options.memberId()
             + "')");
     return false;
   }

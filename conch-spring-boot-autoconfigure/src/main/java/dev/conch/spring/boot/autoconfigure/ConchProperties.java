@@ -264,7 +264,7 @@ public class ConchProperties {
 
     /**
      * How long a term lasts at least before it is handed to a candidate of higher priority, against
-     * flapping; defaults to conch-core's.
+     * flapping (15s).
      */
     private @Nullable Duration minTenure;
 
@@ -310,7 +310,7 @@ public class ConchProperties {
 
     /**
      * How long a change of the group's members must be quiet before an office moves, so that a
-     * rolling restart moves each office once; defaults to conch-core's.
+     * rolling restart moves each office once (5s).
      */
     private @Nullable Duration delay;
 

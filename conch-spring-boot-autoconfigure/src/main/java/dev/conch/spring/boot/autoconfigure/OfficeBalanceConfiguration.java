@@ -1,16 +1,12 @@
 package dev.conch.spring.boot.autoconfigure;
 
 import dev.conch.GroupOptions;
-import dev.conch.Holder;
 import dev.conch.InvalidArgumentException;
 import dev.conch.Setting;
 import dev.conch.etcd.EtcdSession;
 import dev.conch.spring.Elections;
 import dev.conch.spring.OfficeBalancer;
-import java.time.Duration;
-import java.util.Objects;
 import java.util.concurrent.Executor;
-import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -31,11 +27,6 @@ class OfficeBalanceConfiguration {
 
   /** The group of an application without spring.application.name (nor conch.balance.group). */
   static final String DEFAULT_GROUP = "conch";
-
-  // Until conch-core's GroupOptions has defaults of its own.
-  static final Duration DEFAULT_DELAY = Duration.ofSeconds(5);
-
-  static final Duration DEFAULT_MIN_TENURE = Duration.ofSeconds(30);
 
   @Bean
   LeaderOnlyCalls conchLeaderOnlyCalls() {
@@ -67,51 +58,32 @@ class OfficeBalanceConfiguration {
    * names its property and the value as it was written.
    */
   static GroupOptions groupOptions(ConchProperties properties, Environment environment) {
+    String property = "conch.balance.group";
+    String group = properties.getBalance().getGroup();
+    if (!StringUtils.hasText(group)) {
+      property = "spring.application.name";
+      group = environment.getProperty(property);
+    }
+    if (!StringUtils.hasText(group)) {
+      group = DEFAULT_GROUP;
+    }
+    ConchProperties.Balance balance = properties.getBalance();
+    ConchProperties.Candidate candidate = properties.getCandidate();
+    GroupOptions.Builder options =
+        GroupOptions.builder(group)
+            .candidateId(candidate.getId())
+            .priority(candidate.getPriority());
+    if (balance.getDelay() != null) {
+      options.delay(balance.getDelay());
+    }
+    if (candidate.getMinTenure() != null) {
+      options.minTenure(candidate.getMinTenure());
+    }
     try {
-      String property = "conch.balance.group";
-      String group = properties.getBalance().getGroup();
-      if (!StringUtils.hasText(group)) {
-        property = "spring.application.name";
-        group = environment.getProperty(property);
-      }
-      if (!StringUtils.hasText(group)) {
-        group = DEFAULT_GROUP;
-      }
-      String name = group;
-      renamed(property, () -> Setting.OFFICE.require(name));
-      Duration delay = atLeastZero("conch.balance.delay", properties.getBalance().getDelay());
-      Duration minTenure =
-          atLeastZero("conch.candidate.min-tenure", properties.getCandidate().getMinTenure());
-      // What each election of this instance stores as its id: conch.candidate.id, else host:pid.
-      String id =
-          Objects.requireNonNull(Holder.self(group, properties.getCandidate().getId(), null).id());
-      return SettingProperties.shared(environment)
-          .check(
-              () ->
-                  new GroupOptions(
-                      name,
-                      id,
-                      properties.getCandidate().getPriority(),
-                      (delay != null) ? delay : DEFAULT_DELAY,
-                      (minTenure != null) ? minTenure : DEFAULT_MIN_TENURE));
+      return options.build();
     } catch (InvalidArgumentException ex) {
-      throw SettingProperties.asPropertyValue(ex, environment);
+      boolean name = ex.setting().filter(setting -> setting == Setting.GROUP).isPresent();
+      throw SettingProperties.shared(environment).invalid(name ? ex.named(property) : ex);
     }
-  }
-
-  private static void renamed(String property, Runnable check) {
-    try {
-      check.run();
-    } catch (InvalidArgumentException ex) {
-      throw ex.named(property);
-    }
-  }
-
-  private static @Nullable Duration atLeastZero(String property, @Nullable Duration value) {
-    if (value != null && value.isNegative()) {
-      throw new InvalidArgumentException(
-          property, value, "a duration of 0 or more, e.g. 300ms or 5s");
-    }
-    return value;
   }
 }

@@ -2,6 +2,7 @@ package dev.conch.spring.boot.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.conch.GroupOptions;
 import java.io.IOException;
 import java.io.InputStream;
 import org.junit.jupiter.api.Test;
@@ -47,9 +48,9 @@ class ConfigurationMetadataTest {
         .contains("spring.application.name, else \"conch\"");
     assertThat(property("conch.balance.enabled").get("defaultValue").asBoolean()).isTrue();
     assertThat(property("conch.balance.delay").get("defaultValue").asString())
-        .isEqualTo(OfficeBalanceConfiguration.DEFAULT_DELAY.toSeconds() + "s");
+        .isEqualTo(GroupOptions.DEFAULT_DELAY.toSeconds() + "s");
     assertThat(property("conch.candidate.min-tenure").get("defaultValue").asString())
-        .isEqualTo(OfficeBalanceConfiguration.DEFAULT_MIN_TENURE.toSeconds() + "s");
+        .isEqualTo(GroupOptions.DEFAULT_MIN_TENURE.toSeconds() + "s");
     assertThat(property("conch.candidate.priority").get("defaultValue").asInt()).isZero();
     assertThat(property("conch.candidate.priority").get("type").asString())
         .isEqualTo("java.lang.Integer");
