@@ -73,7 +73,7 @@ class LeaderOnlyBalanceEtcdTest {
                   CompletableFuture.runAsync(
                       () -> tasks.run(y, "y", () -> jobs.hold("y", releaseY)));
               try {
-                await().atMost(WAIT).until(() -> jobs.running.containsAll(Set.of("x", "y")));
+                await().atMost(WAIT).until(() -> jobs.running().containsAll(Set.of("x", "y")));
                 instance(prefix, "b")
                     .run(
                         b -> {
@@ -93,7 +93,7 @@ class LeaderOnlyBalanceEtcdTest {
                           releaseX.countDown();
                           await().atMost(WAIT).until(() -> leads(b, x));
                           assertThat(leads(a, y)).isTrue();
-                          assertThat(jobs.running).containsExactly("y");
+                          assertThat(jobs.running()).containsExactly("y");
 
                           releaseY.countDown();
                           await()
@@ -121,14 +121,21 @@ class LeaderOnlyBalanceEtcdTest {
   /** A leader-only job that runs until released, and the work of a task that does. */
   static class Jobs {
 
-    final Set<String> running = ConcurrentHashMap.newKeySet();
+    private final Set<String> running = ConcurrentHashMap.newKeySet();
+
+    /**
+     * The jobs running now (a method: the bean is a class-based proxy, its fields are not used).
+     */
+    public Set<String> running() {
+      return this.running;
+    }
 
     @LeaderOnly("${jobs.x}")
     public void x(CountDownLatch release) {
       hold("x", release);
     }
 
-    void hold(String job, CountDownLatch release) {
+    public void hold(String job, CountDownLatch release) {
       this.running.add(job);
       try {
         release.await(60, TimeUnit.SECONDS);
