@@ -107,12 +107,13 @@ public final class ConchAutoConfiguration {
     return new ConchLifecycle(elections, methods, eventPublisher, beanFactory, taskExecutor);
   }
 
-  /** Elections in etcd, the default. */
+  /** Elections in etcd, the default; offices shared fairly with the other instances. */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnBooleanProperty(
       name = "conch.standalone",
       havingValue = false,
       matchIfMissing = true)
+  @Import(OfficeBalanceConfiguration.class)
   static class EtcdConfiguration {
 
     /** jetcd's lease client logs every failed call twice; conch reports an outage itself. */

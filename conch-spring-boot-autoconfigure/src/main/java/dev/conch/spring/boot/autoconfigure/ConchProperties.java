@@ -64,6 +64,8 @@ public class ConchProperties {
 
   private final Retry retry = new Retry();
 
+  private final Balance balance = new Balance();
+
   private final Etcd etcd = new Etcd();
 
   public boolean isEnabled() {
@@ -166,6 +168,10 @@ public class ConchProperties {
     return this.retry;
   }
 
+  public Balance getBalance() {
+    return this.balance;
+  }
+
   public Etcd getEtcd() {
     return this.etcd;
   }
@@ -249,12 +255,87 @@ public class ConchProperties {
     /** Candidate id stored in the holder value, unique per instance; defaults to host:pid. */
     private @Nullable String id;
 
+    /**
+     * Priority of this instance in every office it shares with its group: a leader hands an office
+     * to a live candidate of higher priority (after the minimum tenure); equal priorities never
+     * move.
+     */
+    private int priority;
+
+    /**
+     * How long a term lasts at least before it is handed to a candidate of higher priority, against
+     * flapping (15s).
+     */
+    private @Nullable Duration minTenure;
+
     public @Nullable String getId() {
       return this.id;
     }
 
     public void setId(@Nullable String id) {
       this.id = id;
+    }
+
+    public int getPriority() {
+      return this.priority;
+    }
+
+    public void setPriority(int priority) {
+      this.priority = priority;
+    }
+
+    public @Nullable Duration getMinTenure() {
+      return this.minTenure;
+    }
+
+    public void setMinTenure(@Nullable Duration minTenure) {
+      this.minTenure = minTenure;
+    }
+  }
+
+  /**
+   * How the instances that campaign for the same offices share them: each leads at most its fair
+   * share, ⌈offices / live instances⌉ (etcd only; there is no group in standalone mode).
+   */
+  public static class Balance {
+
+    /** Whether to share the offices of this application fairly with the other instances. */
+    private boolean enabled = true;
+
+    /**
+     * Name of the group of instances that share their offices, a valid office name; defaults to
+     * spring.application.name, else "conch".
+     */
+    private @Nullable String group;
+
+    /**
+     * How long a change of the group's members must be quiet before an office moves, so that a
+     * rolling restart moves each office once (5s).
+     */
+    private @Nullable Duration delay;
+
+    public boolean isEnabled() {
+      return this.enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public @Nullable String getGroup() {
+      return this.group;
+    }
+
+    public void setGroup(@Nullable String group) {
+      this.group = group;
+    }
+
+    public @Nullable Duration getDelay() {
+      return this.delay;
+    }
+
+    public void setDelay(@Nullable Duration delay) {
+      this.delay = delay;
     }
   }
 

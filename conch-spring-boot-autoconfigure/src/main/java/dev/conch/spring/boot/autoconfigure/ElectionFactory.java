@@ -80,6 +80,7 @@ final class ElectionFactory {
     }
     return ElectionOptions.builder(office)
         .candidateId(this.properties.getCandidate().getId())
+        .priority(this.properties.getCandidate().getPriority())
         .hookTimeout(or(own.getHookTimeout(), this.properties.getHookTimeout()))
         .stopTimeout(or(own.getStopTimeout(), this.properties.getStopTimeout()))
         .safetyMargin(or(own.getSafetyMargin(), this.properties.getSafetyMargin()))

@@ -6,10 +6,11 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.docs.MeterDocumentation;
 
 /**
- * The meters of conch and their tag keys: those of {@link ConchMetrics}, the fence's {@code
- * conch.fence} counter, the {@code conch.leaderonly} timer the starter records itself when the
- * application has no {@code ObservationRegistry}, and the {@code conch.leaderonly.firings} counter
- * of each scheduled leader-only job. The module README's table of meters is checked against it.
+ * The meters of conch and their tag keys: those of {@link ConchMetrics} (the balance's moves
+ * included), the fence's {@code conch.fence} counter, the {@code conch.leaderonly} timer the
+ * starter records itself when the application has no {@code ObservationRegistry}, and the {@code
+ * conch.leaderonly.firings} counter of each scheduled leader-only job. The module README's table of
+ * meters is checked against it.
  */
 public enum ConchMeterDocumentation implements MeterDocumentation {
 
@@ -59,6 +60,15 @@ public enum ConchMeterDocumentation implements MeterDocumentation {
       Meter.Type.COUNTER,
       "Failed renewals of the lease shared by every office (`EtcdSession.renewalFailures()`); no"
           + " `office` tag, or each failure would count once per office"),
+
+  /** Offices this instance handed to another member of its group. */
+  BALANCE_MOVES(
+      "conch.balance.moves",
+      Meter.Type.COUNTER,
+      "Offices this instance handed to another member of its group (`conch.balance.*`), one per"
+          + " `OfficeMovedEvent`; no `office` tag: which office moved is in the event and the log",
+      KeyNames.GROUP,
+      KeyNames.MOVE_REASON),
 
   /** Fenced transactions. */
   FENCE(
@@ -140,6 +150,15 @@ public enum ConchMeterDocumentation implements MeterDocumentation {
         "reason",
         "For `lost`, the `LossReason` in lower case (`renewal_failed`, `lease_expired`,"
             + " `key_deleted`, `acquire_failed`); else `none`"),
+
+    /** The group an office moved in. */
+    GROUP("group", "The group's name (`conch.balance.group`)"),
+
+    /** Why an office moved. */
+    MOVE_REASON(
+        "reason",
+        "`share` (this instance led more than its fair share) or `priority` (a member of higher"
+            + " priority is live)"),
 
     /** Whether a fenced transaction passed the fence. */
     FENCE_OUTCOME(

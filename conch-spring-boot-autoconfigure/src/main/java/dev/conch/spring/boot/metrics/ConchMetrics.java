@@ -1,5 +1,6 @@
 package dev.conch.spring.boot.metrics;
 
+import static dev.conch.spring.boot.metrics.ConchMeterDocumentation.BALANCE_MOVES;
 import static dev.conch.spring.boot.metrics.ConchMeterDocumentation.CAMPAIGN;
 import static dev.conch.spring.boot.metrics.ConchMeterDocumentation.EVENTS_DROPPED;
 import static dev.conch.spring.boot.metrics.ConchMeterDocumentation.LEADER;
@@ -11,6 +12,7 @@ import dev.conch.Election;
 import dev.conch.ElectionEvent;
 import dev.conch.etcd.EtcdSession;
 import dev.conch.spring.Elections;
+import dev.conch.spring.OfficeMovedEvent;
 import dev.conch.spring.boot.metrics.ConchMeterDocumentation.KeyNames;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -38,7 +40,9 @@ import org.springframework.core.ResolvableType;
  * transferred; losses by {@code reason}), {@code conch.term} (how long each term lasted), {@code
  * conch.campaign} (from joining or campaigning again to leading) and {@code conch.events.dropped}.
  * {@code conch.renewal.failures} counts the failed renewals of the one lease every office shares,
- * so it has no {@code office} tag. {@link ConchMeterDocumentation} documents them.
+ * so it has no {@code office} tag; {@code conch.balance.moves} counts the offices this instance
+ * handed to another member of its group, by {@code group} and {@code reason}. {@link
+ * ConchMeterDocumentation} documents them.
  *
  * <p>Transitions are counted from the election events the context publishes; an office's meters are
  * registered with its first event, or when the application has started. It listens to those events
@@ -79,10 +83,11 @@ public class ConchMetrics implements MeterBinder, GenericApplicationListener {
     this.offices.values().forEach(meters -> meters.registerIn(registry));
   }
 
-  /** Only conch's own events: the election events, and the application's start. */
+  /** Only conch's own events: the election events, the moves, and the application's start. */
   @Override
   public boolean supportsEventType(ResolvableType eventType) {
-    if (ApplicationStartedEvent.class.isAssignableFrom(eventType.toClass())) {
+    if (ApplicationStartedEvent.class.isAssignableFrom(eventType.toClass())
+        || OfficeMovedEvent.class.isAssignableFrom(eventType.toClass())) {
       return true;
     }
     ResolvableType payload = eventType.as(PayloadApplicationEvent.class).getGeneric();
@@ -93,12 +98,30 @@ public class ConchMetrics implements MeterBinder, GenericApplicationListener {
   public void onApplicationEvent(ApplicationEvent event) {
     if (event instanceof ApplicationStartedEvent) {
       this.elections.all().forEach(election -> meters(election.office()));
+    } else if (event instanceof OfficeMovedEvent moved) {
+      moved(moved);
     } else if (event instanceof PayloadApplicationEvent<?> payload
         && payload.getPayload() instanceof ElectionEvent electionEvent) {
       OfficeMeters meters = meters(electionEvent.office());
       if (meters != null) {
         meters.record(electionEvent);
       }
+    }
+  }
+
+  /**
+   * Tagged by group and reason, not by office: a group of many offices would make a counter per
+   * office and reason that counts one or two moves each.
+   */
+  private void moved(OfficeMovedEvent event) {
+    String reason = event.getReason().name().toLowerCase(Locale.ROOT);
+    for (MeterRegistry registry : this.registries) {
+      Counter.builder(BALANCE_MOVES.getName())
+          .description(BALANCE_MOVES.getDescription())
+          .tag(KeyNames.GROUP.asString(), event.getGroup())
+          .tag(KeyNames.MOVE_REASON.asString(), reason)
+          .register(registry)
+          .increment();
     }
   }
 

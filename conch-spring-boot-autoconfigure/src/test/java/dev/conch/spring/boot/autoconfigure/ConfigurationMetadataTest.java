@@ -2,6 +2,7 @@ package dev.conch.spring.boot.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.conch.GroupOptions;
 import java.io.IOException;
 import java.io.InputStream;
 import org.junit.jupiter.api.Test;
@@ -39,6 +40,29 @@ class ConfigurationMetadataTest {
             .withProperty("spring.application.name", "app")
             .withProperty("conch.runner.command", "sleep,600");
     assertThat(ConfiguredOffices.of(environment).runnerOffice()).isEqualTo("app");
+  }
+
+  @Test
+  void balanceAndPriorityStateTheirDefaults() {
+    assertThat(description("conch.balance.group"))
+        .contains("spring.application.name, else \"conch\"");
+    assertThat(property("conch.balance.enabled").get("defaultValue").asBoolean()).isTrue();
+    assertThat(property("conch.balance.delay").get("defaultValue").asString())
+        .isEqualTo(GroupOptions.DEFAULT_DELAY.toSeconds() + "s");
+    assertThat(property("conch.candidate.min-tenure").get("defaultValue").asString())
+        .isEqualTo(GroupOptions.DEFAULT_MIN_TENURE.toSeconds() + "s");
+    assertThat(property("conch.candidate.priority").get("defaultValue").asInt()).isZero();
+    assertThat(property("conch.candidate.priority").get("type").asString())
+        .isEqualTo("java.lang.Integer");
+  }
+
+  private JsonNode property(String property) {
+    for (JsonNode node : this.metadata.get("properties")) {
+      if (node.get("name").asString().equals(property)) {
+        return node;
+      }
+    }
+    throw new AssertionError("No property " + property);
   }
 
   private String description(String property) {

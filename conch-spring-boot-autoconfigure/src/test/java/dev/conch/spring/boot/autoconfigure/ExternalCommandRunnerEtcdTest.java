@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.conch.Election;
 import dev.conch.State;
 import dev.conch.process.ExternalCommandRunner;
+import dev.conch.spring.Elections;
 import dev.conch.spring.boot.autoconfigure.app.RunningApp;
 import dev.conch.test.EtcdExtension;
 import java.io.IOException;
@@ -13,6 +14,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -62,25 +65,54 @@ class ExternalCommandRunnerEtcdTest {
     }
   }
 
-  private RunningApp app(String id) {
+  @Test
+  void runnersOfficeIsNotSharedWithTheGroupTheOtherOfficesAre() {
+    String other = ConchTestSupport.freshOffice("beside-runner");
+    try (RunningApp a =
+        app("a", "conch.offices." + other + ".hook-timeout=5s", "conch.balance.group=" + other)) {
+      await().atMost(WAIT).until(() -> started("a") != null);
+      Election beside = a.context().getBean(Elections.class).get(other);
+      await().atMost(WAIT).until(beside::isLeader);
+
+      // It leads both offices, but only the other one counts in the group: the runner's election
+      // cannot hand over.
+      await().atMost(WAIT).until(() -> groupLeads(a) == 1);
+      assertThat(a.election().isLeader()).isTrue();
+    }
+  }
+
+  /** How many of the group's offices this instance leads, as the endpoint's overview says. */
+  private static int groupLeads(RunningApp app) {
+    JsonNode group = app.get("/actuator/conch").json().get("group");
+    if (group == null || group.isNull() || group.get("members").isEmpty()) {
+      return -1;
+    }
+    return group.get("members").get(0).get("leads").asInt();
+  }
+
+  private RunningApp app(String id, String... more) {
     Path started = this.dir.resolve(id + ".started");
     Path lost = this.dir.resolve(id + ".lost");
-    return RunningApp.start(
-        "conch.etcd.endpoints=" + etcd.cluster().endpoints(),
-        "conch.office=batch",
-        "conch.candidate.id=" + id,
-        "conch.runner.command[0]=sh",
-        "conch.runner.command[1]=-c",
-        // Written to a temporary name and moved, so that a reader never sees half a line.
-        "conch.runner.command[2]=echo \"$CONCH_REV $$\" > "
-            + started
-            + ".tmp && mv "
-            + started
-            + ".tmp "
-            + started
-            + " && exec sleep 600",
-        "conch.runner.on-lose=echo \"lost $CONCH_REV\" > " + lost,
-        "conch.runner.kill-after=2s");
+    List<String> properties =
+        new ArrayList<>(
+            List.of(
+                "conch.etcd.endpoints=" + etcd.cluster().endpoints(),
+                "conch.office=batch",
+                "conch.candidate.id=" + id,
+                "conch.runner.command[0]=sh",
+                "conch.runner.command[1]=-c",
+                // Written to a temporary name and moved, so that a reader never sees half a line.
+                "conch.runner.command[2]=echo \"$CONCH_REV $$\" > "
+                    + started
+                    + ".tmp && mv "
+                    + started
+                    + ".tmp "
+                    + started
+                    + " && exec sleep 600",
+                "conch.runner.on-lose=echo \"lost $CONCH_REV\" > " + lost,
+                "conch.runner.kill-after=2s"));
+    properties.addAll(List.of(more));
+    return RunningApp.start(properties.toArray(String[]::new));
   }
 
   private String started(String id) {

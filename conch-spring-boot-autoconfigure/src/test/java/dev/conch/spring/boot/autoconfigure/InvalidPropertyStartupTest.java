@@ -50,6 +50,46 @@ class InvalidPropertyStartupTest {
         .contains("must leave at least 400ms of the ttl (3s)");
   }
 
+  @Test
+  void negativeBalanceDelayIsRefusedAsTyped(CapturedOutput output) {
+    start("--conch.balance.delay=-1s");
+
+    assertThat(output)
+        .contains("Invalid value '-1s' for configuration property 'conch.balance.delay'")
+        .contains("Accepted: a duration of 0 or more.");
+  }
+
+  @Test
+  void groupThatIsNoOfficeNameIsRefused(CapturedOutput output) {
+    start("--conch.balance.group=my group");
+
+    assertThat(output)
+        .contains("Invalid value 'my group' for configuration property 'conch.balance.group'")
+        .contains(
+            "a group name is 1 to 128 characters without '/', whitespace or control characters");
+  }
+
+  @Test
+  void priorityThatIsNoIntegerNamesThePropertyTheValueAndWhatIsAccepted(CapturedOutput output) {
+    start("--conch.candidate.priority=abc");
+
+    assertThat(output)
+        .contains("APPLICATION FAILED TO START")
+        .contains(
+            "Invalid value 'abc' for 'conch.candidate.priority' (from \"conch.candidate.priority\""
+                + " from property source \"commandLineArgs\").")
+        .contains("Update 'conch.candidate.priority'. Accepted: an integer, e.g. 0 or 10.");
+  }
+
+  @Test
+  void durationThatIsNoDurationSaysWhatADurationLooksLike(CapturedOutput output) {
+    start("--conch.candidate.min-tenure=soon");
+
+    assertThat(output)
+        .contains("Invalid value 'soon' for 'conch.candidate.min-tenure'")
+        .contains("Accepted: a duration, e.g. 300ms, 5s or 1m.");
+  }
+
   private static void start(String... args) {
     SpringApplicationBuilder application =
         new SpringApplicationBuilder(TestApplication.class)

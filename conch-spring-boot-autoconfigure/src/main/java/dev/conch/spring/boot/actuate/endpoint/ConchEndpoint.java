@@ -7,8 +7,10 @@ import dev.conch.EtcdUnavailableException;
 import dev.conch.Holder;
 import dev.conch.Leadership;
 import dev.conch.NotLeaderException;
+import dev.conch.OfficeGroup;
 import dev.conch.Setting;
 import dev.conch.State;
+import dev.conch.TransferRefusedException;
 import dev.conch.etcd.TimingBudget;
 import dev.conch.spring.CandidacyEvent;
 import dev.conch.spring.CandidacyPausedEvent;
@@ -24,6 +26,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -44,8 +47,9 @@ import org.springframework.context.event.EventListener;
  * "assert", minRev)}.
  *
  * <p>Access is {@link Access#READ_ONLY read-only} by default: the write operation ({@code resign},
- * {@code transfer}) is mapped only with {@code management.endpoint.conch.access=unrestricted} (or
- * {@code management.endpoints.access.default=unrestricted}), and never above {@code
+ * {@code transfer}, {@code transfer} to a named candidate) is mapped only with {@code
+ * management.endpoint.conch.access=unrestricted} (or {@code
+ * management.endpoints.access.default=unrestricted}), and never above {@code
  * management.endpoints.access.max-permitted}.
  *
  * <p>Every descriptor is an {@link OperationResponseBody}: the actuator's own JSON mapper writes
@@ -65,6 +69,8 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
   private final Function<String, Optional<TimingBudget>> timings;
 
   private final Function<String, List<JobRecord>> jobs;
+
+  private final Supplier<Optional<OfficeGroup>> group;
 
   private final Map<String, Optional<Holder>> observed = new ConcurrentHashMap<>();
 
@@ -111,10 +117,32 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
       Function<String, Optional<Holder>> leaders,
       Function<String, Optional<TimingBudget>> timings,
       Function<String, List<JobRecord>> jobs) {
+    this(elections, leaders, timings, jobs, Optional::empty);
+  }
+
+  /**
+   * An endpoint over {@code elections}, their leader-only jobs, and the group that shares their
+   * offices.
+   *
+   * @param elections the offices this instance campaigns for
+   * @param leaders reads who leads any office from the store, not a cache; empty when vacant; may
+   *     throw {@link EtcdUnavailableException}
+   * @param timings the timing budget of an office, when known
+   * @param jobs the last run of each {@code @Scheduled @LeaderOnly} job of an office that this
+   *     instance knows of, without a store read
+   * @param group the group this instance is a member of now, if any ({@code conch.balance.*})
+   */
+  public ConchEndpoint(
+      Elections elections,
+      Function<String, Optional<Holder>> leaders,
+      Function<String, Optional<TimingBudget>> timings,
+      Function<String, List<JobRecord>> jobs,
+      Supplier<Optional<OfficeGroup>> group) {
     this.elections = elections;
     this.leaders = leaders;
     this.timings = timings;
     this.jobs = jobs;
+    this.group = group;
   }
 
   /** Remembers who each office's candidate last saw leading, for {@link #conch()}. */
@@ -142,8 +170,9 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
   }
 
   /**
-   * This instance and every office it takes part in. The leader is this instance while it leads,
-   * else the leader this instance last observed (no etcd read: it answers while etcd is down).
+   * This instance, every office it takes part in, and the group that shares them. The leader is
+   * this instance while it leads, else the leader this instance last observed (no etcd read: it
+   * answers while etcd is down); the group's members are those it last saw.
    */
   @ReadOperation
   public ConchDescriptor conch() {
@@ -154,7 +183,8 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
         // This instance's own candidate: conch wrote it, so it has an id and a host.
         new CandidateDescriptor(
             Objects.requireNonNull(self.id()), Objects.requireNonNull(self.host()), self.pid()),
-        offices);
+        offices,
+        this.group.get().map(GroupDescriptor::of).orElse(null));
   }
 
   /**
@@ -209,16 +239,20 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
   /**
    * Resigns from or transfers {@code office}. {@code resign} leaves the election: the next
    * candidate leads at once, and this instance does not campaign again until it restarts. {@code
-   * transfer} hands the office over and queues again at the back.
+   * transfer} hands the office over and queues again at the back: to the candidate {@code to} when
+   * given ({@link Election#transfer(String)}), else to the next in line.
    *
    * @param action {@code resign} or {@code transfer}
+   * @param to the candidate id to hand the office to, with {@code transfer} only
    * @throws NoSuchElementException when this instance does not campaign for {@code office}
-   * @throws IllegalArgumentException for any other action
+   * @throws IllegalArgumentException for any other action, a blank {@code to}, or {@code to} with
+   *     {@code resign}
    * @throws NotLeaderException on {@code transfer} while not leading
+   * @throws TransferRefusedException when the hand-over to {@code to} was refused: nothing changed
    * @throws UnsupportedOperationException when the office's election cannot do it (the runner's)
    */
   @WriteOperation
-  public ActionDescriptor act(@Selector String office, String action) {
+  public ActionDescriptor act(@Selector String office, String action, @Nullable String to) {
     Election election =
         this.elections
             .find(office)
@@ -226,14 +260,32 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
                 () ->
                     new NoSuchElementException(
                         "this instance does not campaign for office '" + office + "'"));
+    if (to != null && !"transfer".equals(action)) {
+      throw new IllegalArgumentException(
+          "'to' goes with the action 'transfer' only, not '" + action + "'");
+    }
+    if (to != null && to.isBlank()) {
+      throw new IllegalArgumentException(
+          "'to' is blank; give the candidate id of a live candidate of office '"
+              + office
+              + "' (as the overview's group members or GET /actuator/conch/"
+              + office
+              + " show it), or leave 'to' out to hand over to the next in line");
+    }
     switch (action) {
       case "resign" -> election.resign();
-      case "transfer" -> election.transfer();
+      case "transfer" -> {
+        if (to != null) {
+          election.transfer(to);
+        } else {
+          election.transfer();
+        }
+      }
       default ->
           throw new IllegalArgumentException(
               "unknown action '" + action + "'; use resign or transfer");
     }
-    return new ActionDescriptor(office, action, election.state());
+    return new ActionDescriptor(office, action, to, election.state());
   }
 
   private OfficeDescriptor describe(Election election) {
@@ -258,8 +310,43 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
    *
    * @param candidate who this instance is in every office
    * @param offices the offices it takes part in
+   * @param group the group that shares them, or {@code null} when there is none (standalone, {@code
+   *     conch.balance.enabled=false}, before start and after stop)
    */
-  public record ConchDescriptor(CandidateDescriptor candidate, List<OfficeDescriptor> offices)
+  @JsonInclude(Include.ALWAYS)
+  public record ConchDescriptor(
+      CandidateDescriptor candidate,
+      List<OfficeDescriptor> offices,
+      @Nullable GroupDescriptor group)
+      implements OperationResponseBody {}
+
+  /**
+   * The group that shares this instance's offices.
+   *
+   * @param name the group's name
+   * @param members its live members as this instance last saw them, in id order
+   */
+  public record GroupDescriptor(String name, List<MemberDescriptor> members)
+      implements OperationResponseBody {
+
+    static GroupDescriptor of(OfficeGroup group) {
+      return new GroupDescriptor(
+          group.name(),
+          group.members().stream()
+              .map(m -> new MemberDescriptor(m.id(), m.priority(), m.leads(), m.self()))
+              .toList());
+    }
+  }
+
+  /**
+   * A live member of the group.
+   *
+   * @param id its candidate id
+   * @param priority its priority ({@code conch.candidate.priority}): higher leads first
+   * @param leads how many of the group's offices it leads
+   * @param self whether it is this instance
+   */
+  public record MemberDescriptor(String id, int priority, int leads, boolean self)
       implements OperationResponseBody {}
 
   /**
@@ -408,8 +495,11 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
    *
    * @param office the office
    * @param action {@code resign} or {@code transfer}
+   * @param to the candidate id the office was handed to, or {@code null} (resign, or a transfer to
+   *     the next in line)
    * @param state the state of this instance's candidate afterwards
    */
-  public record ActionDescriptor(String office, String action, State state)
+  @JsonInclude(Include.ALWAYS)
+  public record ActionDescriptor(String office, String action, @Nullable String to, State state)
       implements OperationResponseBody {}
 }

@@ -3,6 +3,7 @@ package dev.conch.spring.boot.actuate.endpoint;
 import dev.conch.EtcdUnavailableException;
 import dev.conch.InvalidArgumentException;
 import dev.conch.NotLeaderException;
+import dev.conch.TransferRefusedException;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.AssertionDescriptor;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.HolderDescriptor;
 import java.util.NoSuchElementException;
@@ -19,8 +20,9 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
  * codes of the contract. {@code GET /actuator/conch/{office}} answers 200 with the holder, 404 when
  * vacant, 503 when etcd cannot be read; {@code GET /actuator/conch/{office}/assert} answers 200
  * only where this instance holds the office right now, 409 elsewhere, 503 when etcd cannot be read
- * (fail closed). {@code POST /actuator/conch/{office}} with {@code {"action":"resign"}} or {@code
- * {"action":"transfer"}} is mapped only where the endpoint's access is unrestricted ({@code
+ * (fail closed). {@code POST /actuator/conch/{office}} with {@code {"action":"resign"}}, {@code
+ * {"action":"transfer"}} or {@code {"action":"transfer","to":"<candidate id>"}} is mapped only
+ * where the endpoint's access is unrestricted ({@code
  * management.endpoint.conch.access=unrestricted}); at the default, read-only, a POST is refused by
  * the actuator (405).
  */
@@ -92,18 +94,20 @@ public final class ConchEndpointWebExtension {
   }
 
   /**
-   * Resigns from or transfers {@code office}: 200 when done, 404 when this instance does not
-   * campaign for it, 409 when it cannot (transfer without leading; the runner's office), 400 for
-   * any other action.
+   * Resigns from or transfers {@code office} (to the candidate {@code to}, when given): 200 when
+   * done, 404 when this instance does not campaign for it, 409 when it cannot (transfer without
+   * leading; a hand-over to {@code to} refused, nothing changed; the runner's office), 400 for any
+   * other action or a blank {@code to}.
    */
   @WriteOperation
-  public WebEndpointResponse<Object> act(@Selector String office, String action) {
+  public WebEndpointResponse<Object> act(
+      @Selector String office, String action, @Nullable String to) {
     try {
       return new WebEndpointResponse<>(
-          this.delegate.act(office, action), WebEndpointResponse.STATUS_OK);
+          this.delegate.act(office, action, to), WebEndpointResponse.STATUS_OK);
     } catch (NoSuchElementException ex) {
       return error(office, messageOf(ex), WebEndpointResponse.STATUS_NOT_FOUND);
-    } catch (NotLeaderException | UnsupportedOperationException ex) {
+    } catch (NotLeaderException | TransferRefusedException | UnsupportedOperationException ex) {
       return error(office, messageOf(ex), STATUS_CONFLICT);
     } catch (IllegalArgumentException ex) {
       return error(office, messageOf(ex), WebEndpointResponse.STATUS_BAD_REQUEST);

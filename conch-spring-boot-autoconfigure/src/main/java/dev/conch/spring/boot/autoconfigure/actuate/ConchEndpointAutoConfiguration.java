@@ -7,6 +7,7 @@ import dev.conch.etcd.EtcdSession;
 import dev.conch.local.LocalOffices;
 import dev.conch.spring.Elections;
 import dev.conch.spring.LeaderOnlyJobs;
+import dev.conch.spring.OfficeBalancer;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpointWebExtension;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
@@ -56,9 +57,11 @@ public final class ConchEndpointAutoConfiguration {
         ObjectProvider<LocalOffices> localOffices,
         ObjectProvider<OfficeTimings> timings,
         ObjectProvider<LeaderOnlyJobs> jobs,
+        ObjectProvider<OfficeBalancer> balancer,
         Environment environment) {
       refuseRemovedWriteProperty(environment);
       OfficeTimings known = timings.getIfUnique();
+      OfficeBalancer group = balancer.getIfUnique();
       return new ConchEndpoint(
           elections,
           leaders(elections, session, localOffices),
@@ -66,7 +69,8 @@ public final class ConchEndpointAutoConfiguration {
           office -> {
             LeaderOnlyJobs found = jobs.getIfUnique();
             return (found != null) ? found.lastRuns(office) : List.of();
-          });
+          },
+          (group != null) ? group::group : Optional::empty);
     }
 
     /**

@@ -6,8 +6,10 @@ import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.ActionDescriptor;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.AssertionDescriptor;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.CandidateDescriptor;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.ConchDescriptor;
+import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.GroupDescriptor;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.HolderDescriptor;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.JobDescriptor;
+import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.MemberDescriptor;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint.OfficeDescriptor;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpointWebExtension.ErrorDescriptor;
 import java.util.List;
@@ -29,6 +31,8 @@ class ConchEndpointRuntimeHintsTest {
             ConchDescriptor.class,
             OfficeDescriptor.class,
             CandidateDescriptor.class,
+            GroupDescriptor.class,
+            MemberDescriptor.class,
             HolderDescriptor.class,
             AssertionDescriptor.class,
             ActionDescriptor.class,

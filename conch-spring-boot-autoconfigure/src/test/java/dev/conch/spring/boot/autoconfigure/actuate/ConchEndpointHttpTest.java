@@ -79,7 +79,7 @@ class ConchEndpointHttpTest {
       JsonNode onA = a.get("/actuator/conch").json();
       JsonNode onB = b.get("/actuator/conch").json();
 
-      assertThat(fieldNames(onA)).containsExactly("candidate", "offices");
+      assertThat(fieldNames(onA)).containsExactly("candidate", "offices", "group");
       assertThat(fieldNames(onA.get("candidate"))).containsExactly("id", "host", "pid");
       assertThat(onA.get("candidate").get("id").asString()).isEqualTo("a");
       assertThat(onA.get("candidate").get("pid").asLong()).isEqualTo(ProcessHandle.current().pid());
@@ -198,7 +198,7 @@ class ConchEndpointHttpTest {
       JsonNode leader = a.get("/actuator/conch/" + office).json();
 
       assertThat(fieldNames(assertion)).containsExactly("held", "rev", "host", "id");
-      assertThat(fieldNames(overview)).containsExactly("candidate", "offices");
+      assertThat(fieldNames(overview)).containsExactly("candidate", "offices", "group");
       assertThat(fieldNames(overview.get("offices").get(0)))
           .containsExactly("office", "state", "leader", "token", "timing", "candidacy", "jobs");
       assertThat(fieldNames(leader))
@@ -245,6 +245,54 @@ class ConchEndpointHttpTest {
           .isEqualTo(200);
       await().atMost(WAIT).until(() -> a.get(assertion).status() == 200);
       assertThat(state(b, office)).isEqualTo("RESIGNED");
+    }
+  }
+
+  @Test
+  void transferToANamedCandidateHandsTheOfficeToItAndAnUnknownOneIsRefusedWithNothingChanged() {
+    String office = freshOffice("http");
+    String assertion = "/actuator/conch/" + office + "/assert";
+    String group = "conch.balance.group=" + office;
+    try (RunningApp a = app(etcd, office, "a", UNRESTRICTED, group);
+        RunningApp b = app(etcd, office, "b", UNRESTRICTED, group);
+        RunningApp c = app(etcd, office, "c", UNRESTRICTED, group)) {
+      await().atMost(WAIT).until(() -> a.get(assertion).status() == 200);
+      await().atMost(WAIT).until(() -> state(b, office).equals("FOLLOWING"));
+      await().atMost(WAIT).until(() -> state(c, office).equals("FOLLOWING"));
+
+      // c stands behind b: the hand-over skips b.
+      Response transfer =
+          a.post("/actuator/conch/" + office, "{\"action\":\"transfer\",\"to\":\"c\"}");
+
+      assertThat(transfer.status()).as("%s", transfer).isEqualTo(200);
+      assertThat(transfer.json().get("to").asString()).isEqualTo("c");
+      await().atMost(WAIT).until(() -> c.get(assertion).status() == 200);
+      assertThat(b.get(assertion).status()).isEqualTo(409);
+      assertThat(a.get(assertion).status()).isEqualTo(409);
+      long token = c.election().token().orElseThrow();
+
+      Response unknown =
+          c.post("/actuator/conch/" + office, "{\"action\":\"transfer\",\"to\":\"nobody\"}");
+
+      assertThat(unknown.status()).isEqualTo(409);
+      assertThat(unknown.json().get("error").asString()).contains("'nobody'");
+      assertThat(c.election().isLeader()).isTrue();
+      assertThat(c.election().token().orElseThrow()).isEqualTo(token);
+      Response blank =
+          c.post("/actuator/conch/" + office, "{\"action\":\"transfer\",\"to\":\" \"}");
+      assertThat(blank.status()).isEqualTo(400);
+      assertThat(blank.json().get("error").asString()).contains("candidate id");
+      assertThat(
+              c.post("/actuator/conch/" + office, "{\"action\":\"resign\",\"to\":\"a\"}").status())
+          .isEqualTo(400);
+      Response notLeading =
+          b.post("/actuator/conch/" + office, "{\"action\":\"transfer\",\"to\":\"a\"}");
+      assertThat(notLeading.status()).isEqualTo(409);
+      assertThat(c.election().token().orElseThrow()).isEqualTo(token);
+
+      JsonNode members = c.get("/actuator/conch").json().get("group").get("members");
+      assertThat(fieldNames(members.get(0))).containsExactly("id", "priority", "leads", "self");
+      assertThat(members).extracting(m -> m.get("id").asString()).containsExactly("a", "b", "c");
     }
   }
 

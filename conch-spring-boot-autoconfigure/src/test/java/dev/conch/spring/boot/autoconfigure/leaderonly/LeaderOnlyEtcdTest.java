@@ -46,7 +46,9 @@ class LeaderOnlyEtcdTest {
               AutoConfigurations.of(
                   ConchAutoConfiguration.class, LeaderOnlyAutoConfiguration.class))
           .withUserConfiguration(Jobs.class)
-          .withPropertyValues("conch.ttl=30s", "conch.etcd.timeout=2s");
+          // First come, first served: the fair share would move one of the two offices.
+          .withPropertyValues(
+              "conch.ttl=30s", "conch.etcd.timeout=2s", "conch.balance.enabled=false");
 
   private ApplicationContextRunner instance(String office, String id) {
     return this.contextRunner.withPropertyValues(

@@ -36,7 +36,9 @@ class LeaderLifecycleEtcdTest {
           .withPropertyValues(
               "conch.ttl=30s",
               "conch.etcd.timeout=2s",
-              "conch.offices.orders.lifecycle-beans=ordersContainer");
+              "conch.offices.orders.lifecycle-beans=ordersContainer",
+              // First come, first served: the fair share would move one of the two offices.
+              "conch.balance.enabled=false");
 
   private ApplicationContextRunner instance(String app, String id) {
     return this.contextRunner.withPropertyValues(
@@ -67,6 +69,34 @@ class LeaderLifecycleEtcdTest {
                         assertThat(first.history).containsExactly("start", "stop");
                         await().atMost(WAIT).until(second::isRunning);
                         assertThat(secondElection.isLeader()).isTrue();
+                      });
+            });
+  }
+
+  @Test
+  void namedHandOverStopsTheBoundBeanBeforeTheTargetStartsIt() {
+    String app = freshOffice("lifecycle");
+    instance(app, "a")
+        .run(
+            a -> {
+              Container first = a.getBean(Container.class);
+              Election firstElection = a.getBean("conchElection.orders", Election.class);
+              assertThat(firstElection.awaitLeadership(WAIT)).isTrue();
+              await().atMost(WAIT).until(first::isRunning);
+              instance(app, "b")
+                  .run(
+                      b -> {
+                        Container second = b.getBean(Container.class);
+                        Election secondElection = b.getBean("conchElection.orders", Election.class);
+                        await().atMost(WAIT).until(() -> secondElection.state() == State.FOLLOWING);
+
+                        firstElection.transfer("b");
+
+                        // Stopped in the lose hooks, as on a resign, before the hand-over returns.
+                        assertThat(first.history).containsExactly("start", "stop");
+                        await().atMost(WAIT).until(second::isRunning);
+                        assertThat(secondElection.isLeader()).isTrue();
+                        assertThat(firstElection.isLeader()).isFalse();
                       });
             });
   }
