@@ -122,11 +122,14 @@ public final class LeaderOnlyJobs
       PRECLAIMED.remove();
       return preclaimed.isIn(term) ? preclaimed : null;
     }
+    // When it fired, not when the look below ended: a fixed-rate firing is recorded at this time,
+    // and the next leader counts the missed ones from it; recorded late by the look, the firing
+    // due one period after this one would not be missed yet for a leader that looks soon after.
+    Instant now = this.clock.get().instant();
+    Instant firing = job.schedule().firingAt(now);
     // The first firing of a term waits for (or makes) the term's look for missed firings, so a
     // missed firing runs before the term's own, whichever thread comes first.
     recoverOnce(term, job);
-    Instant now = this.clock.get().instant();
-    Instant firing = job.schedule().firingAt(now);
     JobFiring claimed = null;
     if (!job.recovered(term.token(), firing)) {
       try {
@@ -219,18 +222,40 @@ public final class LeaderOnlyJobs
   public void onApplicationEvent(LeadershipAcquiredEvent event) {
     List<LeaderOnlyJob> mine = jobsOf(event.getOffice());
     if (mine.isEmpty()) {
+      if (logger.isDebugEnabled()) {
+        logger.debug(
+            "No missed firings to look for in office '"
+                + event.getOffice()
+                + "' (term "
+                + event.getToken()
+                + "): none of the jobs "
+                + tags(this.jobs.values())
+                + " is in it");
+      }
       return;
     }
     Election election = event.getElection();
     long token = event.getToken();
     ExecutorService executor = executor();
     if (executor == null) {
+      logger.debug(
+          "Not looking for missed firings of " + tags(mine) + ": the application is closing");
       return;
     }
     executor.execute(
         () -> {
           Optional<Leadership> term = election.leadership();
           if (term.isEmpty() || term.get().token() != token) {
+            if (logger.isDebugEnabled()) {
+              logger.debug(
+                  "Not looking for missed firings of "
+                      + tags(mine)
+                      + ": term "
+                      + token
+                      + " of office '"
+                      + event.getOffice()
+                      + "' ended before the look began");
+            }
             return;
           }
           for (LeaderOnlyJob job : mine) {
@@ -256,6 +281,14 @@ public final class LeaderOnlyJobs
   void runMissed(LeaderOnlyJob job, Leadership term, JobRecords.Versioned claim) {
     Object bean = job.bean();
     if (bean == null) {
+      logger.warn(
+          "Missed firing of "
+              + job.tag()
+              + " (firing "
+              + claim.record().scheduled()
+              + ") claimed in office '"
+              + term.office()
+              + "' but not run: no bean of this application has the method");
       return;
     }
     job.recovered(term.token(), claim);
@@ -271,6 +304,14 @@ public final class LeaderOnlyJobs
     } finally {
       PRECLAIMED.remove();
     }
+  }
+
+  private static List<String> tags(Collection<LeaderOnlyJob> jobs) {
+    List<String> tags = new ArrayList<>();
+    for (LeaderOnlyJob job : jobs) {
+      tags.add(job.tag());
+    }
+    return tags;
   }
 
   private List<LeaderOnlyJob> jobsOf(String office) {

@@ -55,11 +55,13 @@ final class MisfireRecovery {
     JobRecords.Versioned last = this.records.read(term.office(), job.name()).orElse(null);
     if (last == null) {
       // Never ran anywhere: no firing was missed, the schedule starts here.
+      debug(term, job, "it has no record yet, so no firing was missed");
       return;
     }
     job.seen(term.token(), last);
     JobRecord record = last.record();
     if (record.token() == term.token()) {
+      debug(term, job, "this term already claimed a firing");
       return;
     }
     long revision = last.revision();
@@ -68,6 +70,7 @@ final class MisfireRecovery {
       JobRecord interrupted = record.ended(now, JobRecord.Outcome.INTERRUPTED);
       OptionalLong written = this.records.write(term, interrupted, revision);
       if (written.isEmpty()) {
+        debug(term, job, "its record moved or the term ended before it was marked interrupted");
         return;
       }
       revision = written.getAsLong();
@@ -88,6 +91,7 @@ final class MisfireRecovery {
     }
     JobSchedule.Missed missed = job.schedule().missed(record, now);
     if (missed == null) {
+      debug(term, job, "no firing came after " + record.scheduled() + " (" + job.schedule() + ")");
       return;
     }
     Duration age = Duration.between(missed.latest(), now);
@@ -127,6 +131,7 @@ final class MisfireRecovery {
     OptionalLong written = this.records.write(term, claim, revision);
     if (written.isEmpty()) {
       // The term ended, or a firing of this term was claimed meanwhile: it ran instead.
+      logger.info(what + ": not run, its record moved or the term ended before it was claimed");
       return;
     }
     JobRecords.Versioned claimed = new JobRecords.Versioned(claim, written.getAsLong());
@@ -134,5 +139,19 @@ final class MisfireRecovery {
     this.meters.count(term.office(), job.tag(), JobMeters.MISFIRE_RECOVERED, 1);
     logger.info(what + ": running the latest once now (misfire = RUN_ONCE)");
     this.jobs.runMissed(job, term, claimed);
+  }
+
+  private static void debug(Leadership term, LeaderOnlyJob job, String why) {
+    if (logger.isDebugEnabled()) {
+      logger.debug(
+          "No missed firing of "
+              + job.tag()
+              + " to run in term "
+              + term.token()
+              + " of office '"
+              + term.office()
+              + "': "
+              + why);
+    }
   }
 }

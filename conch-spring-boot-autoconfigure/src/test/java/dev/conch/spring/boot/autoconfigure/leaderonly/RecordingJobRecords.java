@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The application's job records, wrapped: every write and whether the store took it, and a pause
  * before the next claim that stands for a process frozen between its leadership check and its
- * claim.
+ * claim, and a pause in the next read that stands for a slow store.
  */
 final class RecordingJobRecords implements JobRecords {
 
@@ -25,12 +25,26 @@ final class RecordingJobRecords implements JobRecords {
 
   private volatile boolean paused;
 
+  private volatile CountDownLatch readPause;
+
+  private volatile Thread pausedReader;
+
   RecordingJobRecords(JobRecords delegate) {
     this.delegate = delegate;
   }
 
   @Override
   public Optional<Versioned> read(String office, String job) {
+    CountDownLatch latch = this.readPause;
+    if (latch != null) {
+      this.readPause = null;
+      this.pausedReader = Thread.currentThread();
+      try {
+        latch.await(60, TimeUnit.SECONDS);
+      } catch (InterruptedException ex) {
+        Thread.currentThread().interrupt();
+      }
+    }
     return this.delegate.read(office, job);
   }
 
@@ -49,6 +63,16 @@ final class RecordingJobRecords implements JobRecords {
     OptionalLong written = this.delegate.write(term, record, revision);
     this.writes.add(new Write(record, written.isPresent()));
     return written;
+  }
+
+  /** Holds the next read (a slow store) until {@code latch} is counted down. */
+  void pauseNextRead(CountDownLatch latch) {
+    this.readPause = latch;
+  }
+
+  /** The thread that the paused read holds, once it came. */
+  Thread pausedReader() {
+    return this.pausedReader;
   }
 
   /** Holds the next claim until {@link #resume}. */
