@@ -40,6 +40,10 @@ public final class BalanceSoak {
   static final int OFFICES = 12;
   static final String GROUP = "soak";
 
+  /** The ends of a term that someone chose: never a loss to explain. */
+  private static final Set<LossReason> CHOSEN =
+      EnumSet.of(LossReason.TRANSFERRED, LossReason.RESIGNED, LossReason.CLOSED);
+
   /** The faults, each healed before the next. */
   enum Fault {
     /** SIGSTOP an etcd member for 2–6 s. */
@@ -139,6 +143,7 @@ public final class BalanceSoak {
           member.open();
         }
         late |= !awaitFair(members, "the last join");
+        System.out.println();
         int movesAtStart = moves.get();
         System.out.printf("  moves while joining: %d%n", movesAtStart);
         long until = System.nanoTime() + duration.toNanos();
@@ -149,9 +154,13 @@ public final class BalanceSoak {
             round.addAll(EnumSet.allOf(Fault.class));
             Collections.shuffle(round, random);
           }
+          int movesBefore = moves.get();
+          long lossesBefore = losses();
           inject(round.remove(0), cluster, members);
           cluster.awaitHealthy(Duration.ofSeconds(30));
           late |= !awaitFair(members, "the fault's end");
+          System.out.printf(
+              ", %d lost, %d moved%n", losses() - lossesBefore, moves.get() - movesBefore);
         }
       } finally {
         members.forEach(BalanceMember::close);
@@ -210,7 +219,7 @@ public final class BalanceSoak {
     while (!fair(members)) {
       if (System.nanoTime() - start > limit) {
         System.out.printf(
-            ", NOT 4/4/4 within %d ms of %s: %s%n", limit / 1_000_000, since, shares(members));
+            ", NOT 4/4/4 within %d ms of %s: %s", limit / 1_000_000, since, shares(members));
         // Wait on, so that the next fault does not start from a fault.
         long more = System.nanoTime();
         while (!fair(members) && System.nanoTime() - more < limit) {
@@ -225,6 +234,13 @@ public final class BalanceSoak {
     System.out.printf(
         "%s4/4/4 %5.0f ms after %s%n", faults.isEmpty() ? "  " : ", ", took / 1e6, since);
     return true;
+  }
+
+  /** Terms lost to something else than a hand-over, a resignation or a close. */
+  private long losses() {
+    return log.terms().stream()
+        .filter(t -> t.reason() != null && !CHOSEN.contains(t.reason()))
+        .count();
   }
 
   private static boolean fair(List<BalanceMember> members) {
@@ -288,7 +304,7 @@ public final class BalanceSoak {
         EnumSet.of(LossReason.TRANSFERRED, LossReason.RESIGNED, LossReason.CLOSED);
     long grace = ttl.plusSeconds(2).toNanos();
     return terms.stream()
-        .filter(t -> t.reason() != null && !chosen.contains(t.reason()))
+        .filter(t -> t.reason() != null && !CHOSEN.contains(t.reason()))
         .filter(
             t ->
                 faults.stream()
