@@ -61,6 +61,9 @@ public final class BalanceSoak {
   /** A fault as injected: who it hit ({@code null}: every member, an etcd fault) and when. */
   record Injected(Fault kind, String target, @Nullable String member, long start, long heal) {}
 
+  /** What one fault cost: the time back to 4 / 4 / 4 (-1: late), the terms lost, the moves. */
+  record Outcome(Fault kind, long nanosToFair, long lost, int moved) {}
+
   private final Duration duration;
   private final Duration ttl;
   private final Duration delay;
@@ -69,7 +72,7 @@ public final class BalanceSoak {
   private final TermLog log = new TermLog();
   private final AtomicInteger moves = new AtomicInteger();
   private final List<Injected> faults = new ArrayList<>();
-  private final List<Long> backToFair = new ArrayList<>();
+  private final List<Outcome> outcomes = new ArrayList<>();
 
   BalanceSoak(Duration duration, Duration ttl, Duration delay, Duration minTenure, long seed) {
     this.duration = duration;
@@ -142,7 +145,7 @@ public final class BalanceSoak {
           members.add(member);
           member.open();
         }
-        late |= !awaitFair(members, "the last join");
+        late |= awaitFair(members, "the last join") < 0;
         System.out.println();
         int movesAtStart = moves.get();
         System.out.printf("  moves while joining: %d%n", movesAtStart);
@@ -156,11 +159,15 @@ public final class BalanceSoak {
           }
           int movesBefore = moves.get();
           long lossesBefore = losses();
-          inject(round.remove(0), cluster, members);
+          Fault kind = round.remove(0);
+          inject(kind, cluster, members);
           cluster.awaitHealthy(Duration.ofSeconds(30));
-          late |= !awaitFair(members, "the fault's end");
-          System.out.printf(
-              ", %d lost, %d moved%n", losses() - lossesBefore, moves.get() - movesBefore);
+          long took = awaitFair(members, "the fault's end");
+          late |= took < 0;
+          Outcome outcome =
+              new Outcome(kind, took, losses() - lossesBefore, moves.get() - movesBefore);
+          outcomes.add(outcome);
+          System.out.printf(", %d lost, %d moved%n", outcome.lost(), outcome.moved());
         }
       } finally {
         members.forEach(BalanceMember::close);
@@ -212,8 +219,8 @@ public final class BalanceSoak {
     System.out.printf("  %-12s %-8s held %5d ms", kind, target, (heal - start) / 1_000_000);
   }
 
-  /** Waits for 4 / 4 / 4 at most delay + TTL + 10 s; prints and keeps how long it took. */
-  private boolean awaitFair(List<BalanceMember> members, String since) throws InterruptedException {
+  /** Waits for 4 / 4 / 4 at most delay + TTL + 10 s; prints and returns how long it took, -1 if late. */
+  private long awaitFair(List<BalanceMember> members, String since) throws InterruptedException {
     long start = System.nanoTime();
     long limit = delay.plus(ttl).plusSeconds(10).toNanos();
     while (!fair(members)) {
@@ -225,15 +232,14 @@ public final class BalanceSoak {
         while (!fair(members) && System.nanoTime() - more < limit) {
           Thread.sleep(10);
         }
-        return false;
+        return -1;
       }
       Thread.sleep(10); // polling the members' state with a deadline
     }
     long took = System.nanoTime() - start;
-    backToFair.add(took);
     System.out.printf(
-        "%s4/4/4 %5.0f ms after %s%n", faults.isEmpty() ? "  " : ", ", took / 1e6, since);
-    return true;
+        "%s4/4/4 %5.0f ms after %s", faults.isEmpty() ? "  " : ", ", took / 1e6, since);
+    return took;
   }
 
   /** Terms lost to something else than a hand-over, a resignation or a close. */
@@ -260,14 +266,17 @@ public final class BalanceSoak {
         "group %s: %d faults, %d terms, %d moves%n",
         group, faults.size(), terms.size(), moves.get());
     for (Fault kind : Fault.values()) {
+      List<Outcome> ofKind = outcomes.stream().filter(o -> o.kind() == kind).toList();
+      List<Long> sorted =
+          ofKind.stream().map(Outcome::nanosToFair).filter(t -> t >= 0).sorted().toList();
       System.out.printf(
-          "  %-12s %d%n", kind, faults.stream().filter(f -> f.kind() == kind).count());
-    }
-    List<Long> sorted = backToFair.stream().sorted().toList();
-    if (!sorted.isEmpty()) {
-      System.out.printf(
-          "  back to 4/4/4: p50 %.0f ms, max %.0f ms (limit delay + ttl + 10 s)%n",
-          sorted.get(sorted.size() / 2) / 1e6, sorted.get(sorted.size() - 1) / 1e6);
+          "  %-12s %2d  back to 4/4/4: p50 %5.0f ms, max %5.0f ms; lost %2d, moved %2d%n",
+          kind,
+          ofKind.size(),
+          sorted.isEmpty() ? 0 : sorted.get(sorted.size() / 2) / 1e6,
+          sorted.isEmpty() ? 0 : sorted.get(sorted.size() - 1) / 1e6,
+          ofKind.stream().mapToLong(Outcome::lost).sum(),
+          ofKind.stream().mapToInt(Outcome::moved).sum());
     }
     System.out.printf("  losses by reason: %s%n", lossesByReason(terms));
     System.out.printf("  unexplained overlaps: %d%n", overlaps.size());
@@ -276,7 +285,9 @@ public final class BalanceSoak {
     regressions.forEach(r -> System.out.println("    " + r));
     System.out.printf("  needless losses: %d%n", needless.size());
     needless.forEach(t -> System.out.println("    " + t));
-    System.out.printf("  shares late: %s%n", late ? "yes" : "no");
+    System.out.printf(
+        "  shares late (not 4/4/4 within delay + ttl + 10 s of a fault's end): %s%n",
+        late ? "yes" : "no");
     if (!overlaps.isEmpty() || !regressions.isEmpty()) {
       return 1;
     }
