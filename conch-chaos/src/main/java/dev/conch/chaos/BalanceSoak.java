@@ -69,6 +69,7 @@ public final class BalanceSoak {
   private final Duration delay;
   private final Duration minTenure;
   private final Random random;
+  private final long origin = System.nanoTime();
   private final TermLog log = new TermLog();
   private final AtomicInteger moves = new AtomicInteger();
   private final List<Injected> faults = new ArrayList<>();
@@ -216,10 +217,14 @@ public final class BalanceSoak {
     }
     long heal = System.nanoTime();
     faults.add(new Injected(kind, target, member, start, heal));
-    System.out.printf("  %-12s %-8s held %5d ms", kind, target, (heal - start) / 1_000_000);
+    System.out.printf(
+        "  +%5.1f s %-12s %-8s held %5d ms", at(start), kind, target, (heal - start) / 1_000_000);
   }
 
-  /** Waits for 4 / 4 / 4 at most delay + TTL + 10 s; prints and returns how long it took, -1 if late. */
+  /**
+   * Waits for 4 / 4 / 4 at most delay + TTL + 10 s; prints and returns how long it took, -1 if
+   * late.
+   */
   private long awaitFair(List<BalanceMember> members, String since) throws InterruptedException {
     long start = System.nanoTime();
     long limit = delay.plus(ttl).plusSeconds(10).toNanos();
@@ -284,7 +289,11 @@ public final class BalanceSoak {
     System.out.printf("  token regressions: %d%n", regressions.size());
     regressions.forEach(r -> System.out.println("    " + r));
     System.out.printf("  needless losses: %d%n", needless.size());
-    needless.forEach(t -> System.out.println("    " + t));
+    needless.forEach(
+        t ->
+            System.out.printf(
+                "    %s %s token %d led from +%.1f s, %s at +%.1f s%n",
+                t.office(), t.member(), t.token(), at(t.start()), t.reason(), at(t.end())));
     System.out.printf(
         "  shares late (not 4/4/4 within delay + ttl + 10 s of a fault's end): %s%n",
         late ? "yes" : "no");
@@ -325,6 +334,11 @@ public final class BalanceSoak {
                                 && t.end() >= f.start()
                                 && t.end() <= f.heal() + grace))
         .toList();
+  }
+
+  /** Seconds since the soak began. */
+  private double at(long nanoTime) {
+    return (nanoTime - origin) / 1e9;
   }
 
   private static void pause(Duration duration) throws InterruptedException {
