@@ -42,7 +42,8 @@ class WatchIT {
         String first = watch.awaitLine(l -> l.startsWith("w alpha rev="), WAIT);
         try (Conch.Running candidate = conch.start("elect", "w", "--", "sleep", "60")) {
           candidate.awaitErrorLine(l -> l.contains("following"), WAIT);
-
+          // Resigns on SIGINT only once it printed its win (else its key lives for 60 s).
+          alpha.awaitLine("alpha"::equals, WAIT);
           alpha.interrupt();
 
           String second = watch.awaitLine(l -> l.startsWith("w " + Hosts.localName() + " "), WAIT);

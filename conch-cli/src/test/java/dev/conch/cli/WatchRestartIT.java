@@ -29,6 +29,9 @@ class WatchRestartIT {
       try (Etcdctl.Background alpha =
           Etcdctl.start(endpoints, "elect", "/conch/v1/elect/r", "alpha")) {
         watch.awaitLine(l -> l.startsWith("r alpha rev="), WAIT);
+        // etcdctl elect handles SIGINT by resigning only once it printed its win: a signal between
+        // its Campaign and that print ends it without a resign, and its key lives for 60 s.
+        alpha.awaitLine("alpha"::equals, WAIT);
         alpha.interrupt();
         watch.awaitLine(l -> l.equals("r -") && watch.lines().size() == 3, WAIT);
       }

@@ -93,6 +93,12 @@ class EtcdOutageLogTest {
     this.etcd.cluster().member(0).stop();
     // The outage itself: longer than the TTL, so the leader also loses and campaigns again.
     await().pollDelay(OUTAGE).atMost(OUTAGE.plusSeconds(1)).until(() -> true);
+    // The new lease is asked for once the old one's deadline passed (TTL 3 s), and its refusal
+    // is said after the call timeout (1 s): on a busy machine that can be later than the outage's
+    // 5 s. Wait for it, etcd still down, rather than read a snapshot taken too early.
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .until(() -> output.toString().contains("could not get a lease from etcd at " + endpoints));
     String during = output.toString();
     this.etcd.cluster().member(0).start();
 
