@@ -6,11 +6,18 @@ import dev.conch.LossReason;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 /**
  * Runs the application's code that conch calls, its {@code @OnLeadership} methods and the listeners
@@ -25,7 +32,11 @@ import org.jspecify.annotations.Nullable;
  * nothing here can starve.
  *
  * <p>An executor that refuses the task (closed, or bounded and full) gets it run on the calling
- * thread instead: a lose hook must be called.
+ * thread instead: a lose hook must be called. So does one closed after it took the task but before
+ * it started it: Spring's {@link SimpleAsyncTaskExecutor} drops a task whose thread starts after
+ * {@code close()}, a pool shut down drops what it had queued, and the caller would wait for it
+ * forever (on the core's event threads, which every election of the process shares). The task is
+ * claimed once, by the executor's thread or by the caller, so its body runs exactly once.
  */
 final class ExecutorHandoff {
 
@@ -75,7 +86,7 @@ final class ExecutorHandoff {
       body.run();
       return;
     }
-    Task task = new Task(body);
+    Task task = new Task(body, () -> closed(target));
     try {
       target.execute(task);
     } catch (RejectedExecutionException ex) {
@@ -94,6 +105,31 @@ final class ExecutorHandoff {
     task.await();
   }
 
+  /**
+   * Whether {@code executor} was closed or shut down, so that a task it took but has not started
+   * may never run. An executor of a kind not known here is taken to run what it took.
+   */
+  static boolean closed(Executor executor) {
+    if (executor instanceof SimpleAsyncTaskExecutor simple) {
+      return !simple.isActive();
+    }
+    if (executor instanceof ExecutorService service) {
+      return service.isShutdown();
+    }
+    try {
+      if (executor instanceof ThreadPoolTaskExecutor pool) {
+        return pool.getThreadPoolExecutor().isShutdown();
+      }
+      if (executor instanceof ThreadPoolTaskScheduler scheduler) {
+        return scheduler.getScheduledExecutor().isShutdown();
+      }
+    } catch (IllegalStateException ex) {
+      // Not initialized, or destroyed: nothing it took will run.
+      return true;
+    }
+    return false;
+  }
+
   /** Code the application gave conch, which may throw. */
   @FunctionalInterface
   interface Body {
@@ -102,22 +138,36 @@ final class ExecutorHandoff {
 
   private static final class Task implements Runnable {
 
+    /** How often a caller whose task has not started checks whether the executor was closed. */
+    private static final long CLOSED_CHECK_MILLIS = 50;
+
     private final Body body;
+
+    private final BooleanSupplier executorClosed;
 
     private final CompletableFuture<Void> done = new CompletableFuture<>();
 
-    // Guarded by this: the thread running the body, and whether the caller asked for an interrupt.
+    // Guarded by this: whether a thread took the body (the executor's or, given back, the
+    // caller's),
+    // the executor's thread running it, and whether the caller asked for an interrupt.
+    private boolean claimed;
     private @Nullable Thread thread;
     private boolean interruptAsked;
     private boolean interruptSent;
 
-    Task(Body body) {
+    Task(Body body, BooleanSupplier executorClosed) {
       this.body = body;
+      this.executorClosed = executorClosed;
     }
 
     @Override
     public void run() {
       synchronized (this) {
+        if (this.claimed) {
+          // The caller took it back (the executor was closed before this thread started).
+          return;
+        }
+        this.claimed = true;
         this.thread = Thread.currentThread();
         if (this.interruptAsked) {
           // Asked before the executor took it up: it starts interrupted, as on the core's thread.
@@ -149,13 +199,37 @@ final class ExecutorHandoff {
       }
     }
 
+    /** Claims the body for the caller if no thread took it yet. */
+    private synchronized boolean takeBack() {
+      if (this.claimed) {
+        return false;
+      }
+      this.claimed = true;
+      return true;
+    }
+
+    private synchronized boolean started() {
+      return this.claimed;
+    }
+
     void await() throws Exception {
       boolean interrupted = false;
       try {
         while (true) {
           try {
-            this.done.get();
-            return;
+            if (started()) {
+              this.done.get();
+              return;
+            }
+            try {
+              this.done.get(CLOSED_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+              return;
+            } catch (TimeoutException notYet) {
+              if (this.executorClosed.getAsBoolean() && takeBack()) {
+                runHere(interrupted);
+                return;
+              }
+            }
           } catch (InterruptedException ex) {
             interrupted = true;
             interrupt();
@@ -168,6 +242,18 @@ final class ExecutorHandoff {
           Thread.currentThread().interrupt();
         }
       }
+    }
+
+    /** Runs the body on the caller, as for an executor that refused it. */
+    private void runHere(boolean interrupted) throws Exception {
+      boolean asked;
+      synchronized (this) {
+        asked = this.interruptAsked;
+      }
+      if (asked || interrupted) {
+        Thread.currentThread().interrupt();
+      }
+      this.body.run();
     }
 
     private static Exception rethrow(@Nullable Throwable cause) {

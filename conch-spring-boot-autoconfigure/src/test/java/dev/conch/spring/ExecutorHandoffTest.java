@@ -1,0 +1,150 @@
+package dev.conch.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
+
+/**
+ * An executor closed after it took conch's task but before it started it never runs that task; the
+ * core's thread that handed it over must not wait for it forever. These waits once held both of the
+ * process's event threads, and no election of the process delivered an event again.
+ */
+@Timeout(30)
+class ExecutorHandoffTest {
+
+  private static final Duration WAIT = Duration.ofSeconds(10);
+
+  @Test
+  void aTaskWhoseThreadStartsAfterTheExecutorClosedRunsOnTheCallerOnce() throws Exception {
+    CountDownLatch threadMade = new CountDownLatch(1);
+    CountDownLatch startThread = new CountDownLatch(1);
+    SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("handoff-");
+    executor.setTaskTerminationTimeout(2000);
+    executor.setThreadFactory(
+        (runnable) ->
+            new Thread(
+                () -> {
+                  threadMade.countDown();
+                  awaitQuietly(startThread);
+                  runnable.run(); // Spring's wrapper: it drops the task, the executor closed
+                },
+                "handoff-late"));
+    ExecutorHandoff handoff = new ExecutorHandoff(executor);
+    AtomicInteger runs = new AtomicInteger();
+    AtomicReference<String> ranOn = new AtomicReference<>();
+    CompletableFuture<Void> handedOver =
+        CompletableFuture.runAsync(
+            () ->
+                runQuietly(
+                    handoff,
+                    () -> {
+                      runs.incrementAndGet();
+                      ranOn.set(Thread.currentThread().getName());
+                    }));
+    assertThat(threadMade.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+    executor.close();
+    startThread.countDown();
+
+    handedOver.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    assertThat(runs).hasValue(1);
+    assertThat(ranOn.get()).doesNotStartWith("handoff-");
+  }
+
+  @Test
+  void aTaskQueuedInAPoolThatIsShutDownRunsOnTheCallerOnce() throws Exception {
+    ThreadPoolTaskExecutor pool = new ThreadPoolTaskExecutor();
+    pool.setCorePoolSize(1);
+    pool.setMaxPoolSize(1);
+    pool.setThreadNamePrefix("pool-");
+    pool.initialize();
+    CountDownLatch busy = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    pool.execute(
+        () -> {
+          busy.countDown();
+          awaitQuietly(release);
+        });
+    assertThat(busy.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+    ExecutorHandoff handoff = new ExecutorHandoff(pool);
+    AtomicInteger runs = new AtomicInteger();
+    CompletableFuture<Void> handedOver =
+        CompletableFuture.runAsync(() -> runQuietly(handoff, runs::incrementAndGet));
+    // Queued behind the busy thread; the shutdown drops it (and interrupts the busy one).
+    await(() -> pool.getThreadPoolExecutor().getQueue().size() == 1);
+    pool.shutdown();
+
+    handedOver.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    assertThat(runs).hasValue(1);
+  }
+
+  @Test
+  void aTaskAPoolStillRunsAfterItsShutdownRunsOnceEither() throws Exception {
+    ThreadPoolTaskExecutor pool = new ThreadPoolTaskExecutor();
+    pool.setCorePoolSize(1);
+    pool.setMaxPoolSize(1);
+    pool.setWaitForTasksToCompleteOnShutdown(true);
+    pool.setAwaitTerminationSeconds(10);
+    pool.initialize();
+    CountDownLatch busy = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    pool.execute(
+        () -> {
+          busy.countDown();
+          awaitQuietly(release);
+        });
+    assertThat(busy.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+    ExecutorHandoff handoff = new ExecutorHandoff(pool);
+    AtomicInteger runs = new AtomicInteger();
+    CompletableFuture<Void> handedOver =
+        CompletableFuture.runAsync(() -> runQuietly(handoff, runs::incrementAndGet));
+    await(() -> pool.getThreadPoolExecutor().getQueue().size() == 1);
+    // The pool is shut down but will run what it queued: whoever claims the task first runs it.
+    CompletableFuture<Void> shutdown = CompletableFuture.runAsync(pool::shutdown);
+    handedOver.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    release.countDown();
+    shutdown.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    assertThat(pool.getThreadPoolExecutor().awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(runs).hasValue(1);
+  }
+
+  @Test
+  void aTaskAnOpenExecutorRunsRunsOnItsThread() throws Exception {
+    SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("open-");
+    ExecutorHandoff handoff = new ExecutorHandoff(executor);
+    AtomicReference<String> ranOn = new AtomicReference<>();
+    handoff.run(() -> ranOn.set(Thread.currentThread().getName()));
+    assertThat(ranOn.get()).startsWith("open-");
+    executor.close();
+  }
+
+  private static void runQuietly(ExecutorHandoff handoff, ExecutorHandoff.Body body) {
+    try {
+      handoff.run(body);
+    } catch (Exception ex) {
+      throw new IllegalStateException(ex);
+    }
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await(20, TimeUnit.SECONDS);
+    } catch (InterruptedException ex) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void await(BooleanSupplier condition) {
+    Awaitility.await().atMost(WAIT).until(condition::getAsBoolean);
+  }
+}
