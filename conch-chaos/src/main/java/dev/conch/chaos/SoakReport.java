@@ -34,6 +34,12 @@ final class SoakReport {
   record FaultRecord(SoakOptions.Fault kind, String target, int candidate, long start, long heal) {}
 
   /** A term that ended before the soak did, and the fault that began last before it ended. */
+  /** How far back from a loss {@link #logExcerpt} looks: the renewal budget of a 10 s TTL. */
+  static final Duration EXCERPT_BEFORE = Duration.ofSeconds(6);
+
+  /** The most lines {@link #logExcerpt} keeps. */
+  static final int EXCERPT_LINES = 12;
+
   record Loss(Interval term, @Nullable FaultRecord after, String reason) {}
 
   /** A supervisor's log line reporting a loss: the reason in parentheses. */
@@ -150,6 +156,31 @@ final class SoakReport {
           .orElse("no reason logged");
     } catch (IOException | UncheckedIOException e) {
       return "no reason logged";
+    }
+  }
+
+  /**
+   * What the term's supervisor warned of in the last {@link #EXCERPT_BEFORE} of the term and the
+   * second after it (at most {@link #EXCERPT_LINES} lines, the last ones): the renewal errors
+   * behind a needless loss, so that a failed soak in CI says why without the logs it deletes.
+   */
+  List<String> logExcerpt(Interval term) {
+    Path log = dir.resolve("supervisor-" + term.candidate() + ".log");
+    long from = term.end() - EXCERPT_BEFORE.toNanos();
+    long to = term.end() + 1_000_000_000L;
+    try (Stream<String> lines = Files.lines(log, StandardCharsets.UTF_8)) {
+      List<String> found =
+          lines
+              .filter(line -> line.contains(" WARN ") || line.contains(" ERROR "))
+              .filter(
+                  line -> {
+                    long at = stamp(line);
+                    return at >= from && at <= to;
+                  })
+              .toList();
+      return found.subList(Math.max(0, found.size() - EXCERPT_LINES), found.size());
+    } catch (IOException | UncheckedIOException e) {
+      return List.of();
     }
   }
 
@@ -380,6 +411,9 @@ final class SoakReport {
                           ? "still under way"
                           : String.format(
                               "healed %.0f ms before", (loss.term().end() - fault.heal()) / 1e6))));
+      for (String line : logExcerpt(loss.term())) {
+        out.append("      ").append(line).append(System.lineSeparator());
+      }
     }
     return out.toString();
   }

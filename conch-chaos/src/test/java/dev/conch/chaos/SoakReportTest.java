@@ -7,6 +7,7 @@ import dev.conch.chaos.SoakReport.FaultRecord;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -24,6 +25,9 @@ class SoakReportTest {
   void underBenignFaultsEveryTermThatEndedBeforeTheRunIsANeedlessLoss() throws IOException {
     term(1, 10, -5, 20); // began before the run, lost 20 s in
     term(2, 12, 21, 3_600); // still running when the soak stopped it
+    log(1, "2027-01-15T08:00:05.000Z conch WARN lease 1a renewal failed, long before");
+    log(1, "2027-01-15T08:00:17.000Z conch INFO nothing to see");
+    log(1, "2027-01-15T08:00:17.500Z conch WARN lease 1a renewal failed, retrying: timed out");
     log(1, "2027-01-15T08:00:20.400Z conch WARN office chaos: leadership lost (RENEWAL_FAILED)");
     List<FaultRecord> faults =
         List.of(
@@ -44,7 +48,11 @@ class SoakReportTest {
         .contains("terms per hour under benign faults: 1.0")
         .contains("needless losses: 1 of 1 losses")
         .contains("token 10 (candidate 1, a 25.0 s term) ended")
-        .contains("(RENEWAL_FAILED), 1000 ms after STALL_RAFT_LEADER conch-0 (raft leader)");
+        .contains("(RENEWAL_FAILED), 1000 ms after STALL_RAFT_LEADER conch-0 (raft leader)")
+        // What its supervisor warned of before the loss, so that a failed run says why.
+        .contains("      2027-01-15T08:00:17.500Z conch WARN lease 1a renewal failed, retrying")
+        .doesNotContain("long before")
+        .doesNotContain("nothing to see");
   }
 
   @Test
@@ -101,6 +109,10 @@ class SoakReportTest {
   }
 
   private void log(int candidate, String line) throws IOException {
-    Files.writeString(dir.resolve("supervisor-" + candidate + ".log"), line + "\n");
+    Files.writeString(
+        dir.resolve("supervisor-" + candidate + ".log"),
+        line + "\n",
+        StandardOpenOption.CREATE,
+        StandardOpenOption.APPEND);
   }
 }
