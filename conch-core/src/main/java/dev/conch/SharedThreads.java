@@ -1,5 +1,6 @@
 package dev.conch;
 
+import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -14,9 +15,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The threads every election of the process shares, so that their number does not grow with the
  * number of offices: two that run the elections' loops, one timer, two that deliver events to
- * listeners, and hook threads created as hooks run. All are daemons and end after ten idle seconds,
- * so nothing needs stopping; a thread is named after the office whose work it does while it does
- * it.
+ * listeners (and one more for each listener call that is slow), and hook threads created as hooks
+ * run. All are daemons and end after ten idle seconds, so nothing needs stopping; a thread is named
+ * after the office whose work it does while it does it.
  */
 final class SharedThreads {
 
@@ -29,8 +30,20 @@ final class SharedThreads {
   /** Wakes loops at a time (a deadline, a back-off, a hook timeout); runs nothing else. */
   static final ScheduledExecutorService TIMER = timer();
 
-  /** Event delivery: two threads at most; each election's events stay in order (one drain each). */
-  static final ExecutorService EVENTS = pool("conch-events", 2, new LinkedBlockingQueue<>());
+  /**
+   * Event delivery: two threads, and one more for each listener call that has run longer than
+   * {@link #SLOW_LISTENER} ({@link #lendEventThread}) while it runs; each election's events stay in
+   * order (one drain each). A listener that blocks holds up its own election's events, never the
+   * others'.
+   */
+  static final ThreadPoolExecutor EVENTS = events();
+
+  /**
+   * How long a listener call may run before the other elections' events get a thread of their own.
+   */
+  static final Duration SLOW_LISTENER = Duration.ofSeconds(1);
+
+  private static final int EVENT_THREADS = 2;
 
   /**
    * Hooks and gates (user code, which may block): a thread per hook running at the same time, no
@@ -41,6 +54,16 @@ final class SharedThreads {
       pool("conch-hooks", Integer.MAX_VALUE, new SynchronousQueue<>());
 
   private SharedThreads() {}
+
+  /** One more event thread while a slow listener call holds one: the queue behind it moves on. */
+  static synchronized void lendEventThread() {
+    EVENTS.setCorePoolSize(EVENTS.getCorePoolSize() + 1);
+  }
+
+  /** The slow listener call returned: its thread is given back (it ends once idle). */
+  static synchronized void returnEventThread() {
+    EVENTS.setCorePoolSize(Math.max(EVENT_THREADS, EVENTS.getCorePoolSize() - 1));
+  }
 
   /** Runs {@code work} with the current thread named {@code name}, then restores the name. */
   static void runAs(String name, Runnable work) {
@@ -68,6 +91,21 @@ final class SharedThreads {
     ThreadPoolExecutor executor =
         new ThreadPoolExecutor(core, max, 10, TimeUnit.SECONDS, queue, named(name));
     executor.allowCoreThreadTimeOut(core > 0);
+    return executor;
+  }
+
+  private static ThreadPoolExecutor events() {
+    // Never more threads than the core size with an unbounded queue; the maximum only has to allow
+    // the core size lendEventThread raises.
+    ThreadPoolExecutor executor =
+        new ThreadPoolExecutor(
+            EVENT_THREADS,
+            Integer.MAX_VALUE,
+            10,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            named("conch-events"));
+    executor.allowCoreThreadTimeOut(true);
     return executor;
   }
 
