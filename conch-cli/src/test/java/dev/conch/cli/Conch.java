@@ -65,7 +65,19 @@ final class Conch {
 
   /** Starts {@code conch <args>} in the background; close it to end and reap it. */
   Running start(String... args) {
-    List<String> command = new ArrayList<>();
+    return start(List.of(), args);
+  }
+
+  /**
+   * Starts {@code conch <args>} as a non-interactive shell starts a background job ({@code conch
+   * ... &} in a script): with SIGINT ignored, which the JVM would keep.
+   */
+  Running startWithSigintIgnored(String... args) {
+    return start(List.of("bash", "-c", "trap '' INT; exec \"$@\"", "sigint-ignored"), args);
+  }
+
+  private Running start(List<String> prefix, String... args) {
+    List<String> command = new ArrayList<>(prefix);
     command.add(launcher().toString());
     List<String> given = List.of(args);
     int dashes = given.indexOf("--");

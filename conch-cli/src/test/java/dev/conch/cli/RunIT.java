@@ -195,6 +195,20 @@ class RunIT {
   }
 
   @Test
+  void sigintStopsItEvenWhenItsParentIgnoredSigint() {
+    // A script's `conch elect ... &` starts it with SIGINT ignored; `kill -INT` must still resign.
+    try (Conch.Running run = conch.startWithSigintIgnored("elect", "int-bg", "--", "sleep", "60")) {
+      run.awaitErrorLine(l -> l.contains("command started"), WAIT);
+
+      run.signal("INT");
+
+      assertThat(run.awaitExit(WAIT)).isTrue();
+      assertThat(run.result().status()).isEqualTo(130);
+      assertThat(conch.run("elect", "int-bg", "--who").status()).isEqualTo(1);
+    }
+  }
+
+  @Test
   void etcdctlCandidateLeadsOnceConchResigns() {
     try (Conch.Running run = conch.start("elect", "mixed", "--", "sleep", "60")) {
       run.awaitErrorLine(l -> l.contains("command started"), WAIT);
