@@ -63,6 +63,14 @@ class SlowListenerTest {
         election.close();
       }
     }
+    // The threads lent for the slow calls go once idle (ten seconds): none is left behind.
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(Thread.getAllStackTraces().keySet())
+                    .filteredOn(t -> t.getName().startsWith("conch-events"))
+                    .hasSizeLessThanOrEqualTo(2));
   }
 
   private static void hold(CountDownLatch latch) {
