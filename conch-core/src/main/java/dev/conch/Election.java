@@ -63,7 +63,9 @@ public interface Election extends AutoCloseable {
   /**
    * Leaves the election: stops leading (lose hooks run, the key is deleted so that the next
    * candidate leads at once) or stops campaigning. Returns when done, bounded by the hook and store
-   * timeouts.
+   * timeouts. A follower's key is withdrawn as soon as etcd answers the request under way (never
+   * while a put may still be on its way): it can outlive this call by one request, and a reader of
+   * the line just after it may still see this candidate, who can no longer win.
    */
   void resign();
 

@@ -136,7 +136,7 @@ public abstract class ElectionContractTest {
 
     assertThat(b.awaitLeadership(WAIT)).isTrue();
     await().atMost(WAIT).until(() -> a.state() == State.FOLLOWING);
-    assertThat(aLog.events(ElectionEvent.Transferred.class)).hasSize(1);
+    await().atMost(WAIT).until(() -> aLog.events(ElectionEvent.Transferred.class).size() == 1);
     assertThat(a.leader().orElseThrow().id()).isEqualTo("b");
   }
 
@@ -394,9 +394,14 @@ public abstract class ElectionContractTest {
 
     assertThat(c.awaitLeadership(WAIT)).isTrue();
     assertThat(c.token().orElseThrow()).isGreaterThan(first);
-    assertThat(aLog.events(ElectionEvent.Transferred.class))
-        .extracting(ElectionEvent.Transferred::token)
-        .containsExactly(first);
+    // Events reach listeners on their own threads: the hand-over's comes soon, not before.
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(aLog.events(ElectionEvent.Transferred.class))
+                    .extracting(ElectionEvent.Transferred::token)
+                    .containsExactly(first));
     // Both queue again behind the target, and the one that stood between never led.
     await().atMost(WAIT).until(() -> line(office).size() == 3);
     List<String> after = line(office);
@@ -499,11 +504,20 @@ public abstract class ElectionContractTest {
     String office = freshOffice();
     Election a = candidate(office, "a");
     Election c = candidate(office, "c");
+    FencedLock reader = lock(office);
     a.addHandler(
         new LeadershipHandler() {
           @Override
           public void lost(Leadership leadership, LossReason reason) {
             c.resign();
+            // A follower's resign returns once it has stopped campaigning; its key goes with the
+            // next answer from etcd. The target has left once the line no longer holds it.
+            await()
+                .atMost(WAIT)
+                .until(
+                    () ->
+                        reader.candidates().get(10, TimeUnit.SECONDS).stream()
+                            .noneMatch(holder -> holder.id().equals("c")));
           }
         });
     a.start();
