@@ -27,7 +27,6 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
@@ -65,7 +64,8 @@ class MisfirePolicyTest {
   @Test
   void skipPolicyRunsNoMissedFiringAndCountsThem() {
     this.contextRunner
-        .withUserConfiguration(SkipJob.Config.class)
+        .withUserConfiguration(Scheduling.class)
+        .withBean(SkipJob.class)
         .run(
             context -> {
               SkipJob job = context.getBean(SkipJob.class);
@@ -83,7 +83,8 @@ class MisfirePolicyTest {
   @Test
   void runOncePolicyRunsTheLatestMissedCronTimeOnce() {
     this.contextRunner
-        .withUserConfiguration(CronJob.Config.class)
+        .withUserConfiguration(Scheduling.class)
+        .withBean(CronJob.class)
         .run(
             context -> {
               CronJob job = context.getBean(CronJob.class);
@@ -104,7 +105,8 @@ class MisfirePolicyTest {
   @Test
   void missedFiringOlderThanTheThresholdIsSkipped() {
     this.contextRunner
-        .withUserConfiguration(DelayJob.Config.class)
+        .withUserConfiguration(Scheduling.class)
+        .withBean(DelayJob.class)
         .withPropertyValues("jobs.threshold=300ms")
         .run(
             context -> {
@@ -122,7 +124,8 @@ class MisfirePolicyTest {
   @Test
   void missedFiringWithinTheThresholdIsRun() {
     this.contextRunner
-        .withUserConfiguration(DelayJob.Config.class)
+        .withUserConfiguration(Scheduling.class)
+        .withBean(DelayJob.class)
         .withPropertyValues("jobs.threshold=1h")
         .run(
             context -> {
@@ -139,7 +142,8 @@ class MisfirePolicyTest {
   @Test
   void runWhoseTermEndedIsReportedInterruptedAndNotRunAgain() {
     this.contextRunner
-        .withUserConfiguration(SlowJob.Config.class)
+        .withUserConfiguration(Scheduling.class)
+        .withBean(SlowJob.class)
         .run(
             context -> {
               SlowJob job = context.getBean(SlowJob.class);
@@ -172,7 +176,8 @@ class MisfirePolicyTest {
     this.contextRunner
         .withConfiguration(AutoConfigurations.of(ConchEndpointAutoConfiguration.class))
         .withPropertyValues("management.endpoints.web.exposure.include=conch")
-        .withUserConfiguration(DelayJob.Config.class)
+        .withUserConfiguration(Scheduling.class)
+        .withBean(DelayJob.class)
         .run(
             context -> {
               leads(context);
@@ -208,7 +213,8 @@ class MisfirePolicyTest {
     FailureAnalysis analysis =
         ConchTestSupport.analyze(
             this.contextRunner
-                .withUserConfiguration(DelayJob.Config.class)
+                .withUserConfiguration(Scheduling.class)
+                .withBean(DelayJob.class)
                 .withPropertyValues("jobs.threshold=-5s"),
             new InvalidLeaderOnlyMethodFailureAnalyzer());
     assertThat(analysis.getDescription())
@@ -248,92 +254,34 @@ class MisfirePolicyTest {
     return (counter != null) ? counter.count() : 0;
   }
 
-  static class SkipJob {
-
-    final AtomicInteger runs = new AtomicInteger();
-
-    /** Through a method: the proxy's own fields are empty. */
-    int runs() {
-      return this.runs.get();
-    }
+  static class SkipJob extends CountingJob {
 
     @Scheduled(fixedRate = 100)
     @LeaderOnly
     void run() {
       this.runs.incrementAndGet();
     }
-
-    @Configuration(proxyBeanMethods = false)
-    @EnableScheduling
-    static class Config {
-
-      @Bean
-      SkipJob skipJob() {
-        return new SkipJob();
-      }
-    }
   }
 
-  static class CronJob {
-
-    final AtomicInteger runs = new AtomicInteger();
-
-    /** Through a method: the proxy's own fields are empty. */
-    int runs() {
-      return this.runs.get();
-    }
+  static class CronJob extends CountingJob {
 
     @Scheduled(cron = "* * * * * *")
     @LeaderOnly(misfire = Misfire.RUN_ONCE)
     void run() {
       this.runs.incrementAndGet();
     }
-
-    @Configuration(proxyBeanMethods = false)
-    @EnableScheduling
-    static class Config {
-
-      @Bean
-      CronJob cronJob() {
-        return new CronJob();
-      }
-    }
   }
 
-  static class DelayJob {
-
-    final AtomicInteger runs = new AtomicInteger();
-
-    /** Through a method: the proxy's own fields are empty. */
-    int runs() {
-      return this.runs.get();
-    }
+  static class DelayJob extends CountingJob {
 
     @Scheduled(fixedDelay = 100)
     @LeaderOnly(misfire = Misfire.RUN_ONCE, misfireThreshold = "${jobs.threshold:1h}")
     void run() {
       this.runs.incrementAndGet();
     }
-
-    @Configuration(proxyBeanMethods = false)
-    @EnableScheduling
-    static class Config {
-
-      @Bean
-      DelayJob delayJob() {
-        return new DelayJob();
-      }
-    }
   }
 
-  static class SlowJob {
-
-    final AtomicInteger runs = new AtomicInteger();
-
-    /** Through a method: the proxy's own fields are empty. */
-    int runs() {
-      return this.runs.get();
-    }
+  static class SlowJob extends CountingJob {
 
     final CountDownLatch started = new CountDownLatch(1);
 
@@ -354,17 +302,22 @@ class MisfirePolicyTest {
       this.started.countDown();
       this.release.await(30, TimeUnit.SECONDS);
     }
+  }
 
-    @Configuration(proxyBeanMethods = false)
-    @EnableScheduling
-    static class Config {
+  /** Counts its runs; read them through {@link #runs()}: the proxy's own fields are empty. */
+  abstract static class CountingJob {
 
-      @Bean
-      SlowJob slowJob() {
-        return new SlowJob();
-      }
+    final AtomicInteger runs = new AtomicInteger();
+
+    int runs() {
+      return this.runs.get();
     }
   }
+
+  /** What runs the jobs' {@code @Scheduled} methods. */
+  @Configuration(proxyBeanMethods = false)
+  @EnableScheduling
+  static class Scheduling {}
 
   static class UnscheduledJob {
 
