@@ -53,69 +53,10 @@ record SoakOptions(
   /** How long a benign stall stops a member: an fsync hiccup, a short GC pause. */
   static final Duration DEFAULT_STALL = Duration.ofMillis(1500);
 
-  /** A soak without priorities. */
-  SoakOptions(
-      int members,
-      int candidates,
-      Duration duration,
-      Duration ttl,
-      Duration killAfter,
-      long seed,
-      Set<Fault> faults,
-      Path launcher,
-      int apps,
-      Path sampleApp,
-      boolean specDefaults,
-      Duration stall,
-      boolean database) {
-    this(
-        members,
-        candidates,
-        duration,
-        ttl,
-        killAfter,
-        seed,
-        faults,
-        launcher,
-        apps,
-        sampleApp,
-        specDefaults,
-        stall,
-        database,
-        false);
-  }
-
-  /** A soak whose commands write through the fence into the soak's PostgreSQL. */
-  SoakOptions(
-      int members,
-      int candidates,
-      Duration duration,
-      Duration ttl,
-      Duration killAfter,
-      long seed,
-      Set<Fault> faults,
-      Path launcher,
-      int apps,
-      Path sampleApp,
-      boolean specDefaults,
-      Duration stall) {
-    this(
-        members,
-        candidates,
-        duration,
-        ttl,
-        killAfter,
-        seed,
-        faults,
-        launcher,
-        apps,
-        sampleApp,
-        specDefaults,
-        stall,
-        true);
-  }
-
-  /** A soak with the given TTL and kill-after passed to every supervisor. */
+  /**
+   * A soak with the given TTL and kill-after passed to every supervisor, the default stall, the
+   * fence's database and no priorities.
+   */
   SoakOptions(
       int members,
       int candidates,
@@ -139,7 +80,9 @@ record SoakOptions(
         apps,
         sampleApp,
         false,
-        DEFAULT_STALL);
+        DEFAULT_STALL,
+        true,
+        false);
   }
 
   /**
@@ -166,7 +109,9 @@ record SoakOptions(
         apps,
         sampleApp,
         true,
-        DEFAULT_STALL);
+        DEFAULT_STALL,
+        true,
+        false);
   }
 
   /** Whether every fault of this soak is benign: then every lost term is needless. */
