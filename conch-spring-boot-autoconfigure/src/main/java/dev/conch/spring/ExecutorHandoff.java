@@ -109,7 +109,7 @@ final class ExecutorHandoff {
    * Whether {@code executor} was closed or shut down, so that a task it took but has not started
    * may never run. An executor of a kind not known here is taken to run what it took.
    */
-  static boolean closed(Executor executor) {
+  private static boolean closed(Executor executor) {
     if (executor instanceof SimpleAsyncTaskExecutor simple) {
       return !simple.isActive();
     }
@@ -147,9 +147,8 @@ final class ExecutorHandoff {
 
     private final CompletableFuture<Void> done = new CompletableFuture<>();
 
-    // Guarded by this: whether a thread took the body (the executor's or, given back, the
-    // caller's),
-    // the executor's thread running it, and whether the caller asked for an interrupt.
+    // Guarded by this: whether a thread took the body (the executor's, or the caller's once given
+    // back), the executor's thread running it, and whether the caller asked for an interrupt.
     private boolean claimed;
     private @Nullable Thread thread;
     private boolean interruptAsked;
