@@ -63,26 +63,11 @@ class ExecutorHandoffTest {
 
   @Test
   void aTaskQueuedInAPoolThatIsShutDownRunsOnTheCallerOnce() throws Exception {
-    ThreadPoolTaskExecutor pool = new ThreadPoolTaskExecutor();
-    pool.setCorePoolSize(1);
-    pool.setMaxPoolSize(1);
-    pool.setThreadNamePrefix("pool-");
-    pool.initialize();
-    CountDownLatch busy = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    pool.execute(
-        () -> {
-          busy.countDown();
-          awaitQuietly(release);
-        });
-    assertThat(busy.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-    ExecutorHandoff handoff = new ExecutorHandoff(pool);
+    BusyPool busy = new BusyPool(false);
     AtomicInteger runs = new AtomicInteger();
-    CompletableFuture<Void> handedOver =
-        CompletableFuture.runAsync(() -> runQuietly(handoff, runs::incrementAndGet));
+    CompletableFuture<Void> handedOver = busy.handOver(runs::incrementAndGet);
     // Queued behind the busy thread; the shutdown drops it (and interrupts the busy one).
-    await(() -> pool.getThreadPoolExecutor().getQueue().size() == 1);
-    pool.shutdown();
+    busy.pool.shutdown();
 
     handedOver.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
     assertThat(runs).hasValue(1);
@@ -90,32 +75,50 @@ class ExecutorHandoffTest {
 
   @Test
   void aTaskAPoolStillRunsAfterItsShutdownRunsOnceEither() throws Exception {
-    ThreadPoolTaskExecutor pool = new ThreadPoolTaskExecutor();
-    pool.setCorePoolSize(1);
-    pool.setMaxPoolSize(1);
-    pool.setWaitForTasksToCompleteOnShutdown(true);
-    pool.setAwaitTerminationSeconds(10);
-    pool.initialize();
-    CountDownLatch busy = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    pool.execute(
-        () -> {
-          busy.countDown();
-          awaitQuietly(release);
-        });
-    assertThat(busy.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-    ExecutorHandoff handoff = new ExecutorHandoff(pool);
+    BusyPool busy = new BusyPool(true);
     AtomicInteger runs = new AtomicInteger();
-    CompletableFuture<Void> handedOver =
-        CompletableFuture.runAsync(() -> runQuietly(handoff, runs::incrementAndGet));
-    await(() -> pool.getThreadPoolExecutor().getQueue().size() == 1);
+    CompletableFuture<Void> handedOver = busy.handOver(runs::incrementAndGet);
     // The pool is shut down but will run what it queued: whoever claims the task first runs it.
-    CompletableFuture<Void> shutdown = CompletableFuture.runAsync(pool::shutdown);
+    CompletableFuture<Void> shutdown = CompletableFuture.runAsync(busy.pool::shutdown);
     handedOver.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-    release.countDown();
+    busy.release.countDown();
     shutdown.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-    assertThat(pool.getThreadPoolExecutor().awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(busy.pool.getThreadPoolExecutor().awaitTermination(10, TimeUnit.SECONDS)).isTrue();
     assertThat(runs).hasValue(1);
+  }
+
+  /**
+   * A pool of one thread, kept busy until {@link #release}: what it is handed waits in its queue.
+   */
+  private static final class BusyPool {
+
+    final ThreadPoolTaskExecutor pool = new ThreadPoolTaskExecutor();
+
+    final CountDownLatch release = new CountDownLatch(1);
+
+    BusyPool(boolean runQueuedOnShutdown) throws InterruptedException {
+      this.pool.setCorePoolSize(1);
+      this.pool.setMaxPoolSize(1);
+      this.pool.setWaitForTasksToCompleteOnShutdown(runQueuedOnShutdown);
+      this.pool.setAwaitTerminationSeconds(10);
+      this.pool.initialize();
+      CountDownLatch busy = new CountDownLatch(1);
+      this.pool.execute(
+          () -> {
+            busy.countDown();
+            awaitQuietly(this.release);
+          });
+      assertThat(busy.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+    }
+
+    /** Hands {@code body} to the pool through conch's hand-off, and waits until it is queued. */
+    CompletableFuture<Void> handOver(ExecutorHandoff.Body body) {
+      ExecutorHandoff handoff = new ExecutorHandoff(this.pool);
+      CompletableFuture<Void> handedOver =
+          CompletableFuture.runAsync(() -> runQuietly(handoff, body));
+      await(() -> this.pool.getThreadPoolExecutor().getQueue().size() == 1);
+      return handedOver;
+    }
   }
 
   @Test
