@@ -97,7 +97,9 @@ public final class ChaosSoak {
     long runStart;
     long runEnd;
     SoakDatabase.@Nullable Writes writes = null;
+    SoakReport.EtcdProbe etcd;
     try (EtcdCluster cluster = EtcdCluster.start(options.members());
+        LeaseProbe probe = LeaseProbe.start(cluster);
         SoakDatabase database = options.database() ? SoakDatabase.start(dir) : null) {
       Map<String, String> environment = database != null ? database.environment() : Map.of();
       List<Candidate> candidates = new ArrayList<>();
@@ -150,10 +152,11 @@ public final class ChaosSoak {
       if (database != null) {
         writes = database.writes(dir);
       }
+      etcd = SoakReport.EtcdProbe.of(probe.answers(), options.ttl(), options.killAfter());
     }
     int orphans = Orphans.await(runId, Duration.ofSeconds(10));
     return new SoakReport(
-        dir, faults, orphans, runStart, runEnd, options.ttl(), options.onlyBenign(), writes);
+        dir, faults, orphans, runStart, runEnd, options.ttl(), options.onlyBenign(), writes, etcd);
   }
 
   private void inject(Fault kind, EtcdCluster cluster, List<Candidate> candidates)

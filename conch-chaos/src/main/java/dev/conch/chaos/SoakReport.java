@@ -68,6 +68,26 @@ final class SoakReport {
   boolean tokensIncrease = true;
   double availability;
 
+  /**
+   * What etcd answered the soak's own lease renewals ({@link LeaseProbe}): a loss during a silence
+   * of etcd longer than the renewal budget tolerates is etcd's, not needless. Null without a probe.
+   */
+  final @Nullable EtcdProbe probe;
+
+  /**
+   * The times etcd answered the probe's renewals, the renewal window W of the supervisors (TTL
+   * minus kill-after minus the 1 s margin) and the silence within it their budget tolerates (3W/4,
+   * {@code RenewalBudget}).
+   */
+  record EtcdProbe(List<Long> answers, Duration window, Duration tolerated) {
+
+    /** The probe of supervisors with {@code ttl} and {@code killAfter}. */
+    static EtcdProbe of(List<Long> answers, Duration ttl, Duration killAfter) {
+      Duration window = ttl.minus(killAfter).minusSeconds(1);
+      return new EtcdProbe(answers, window, window.multipliedBy(3).dividedBy(4));
+    }
+  }
+
   /** The commands' writes through the fence into the soak's database; null without one. */
   final SoakDatabase.@Nullable Writes writes;
 
@@ -96,8 +116,22 @@ final class SoakReport {
       Duration ttl,
       boolean onlyBenign,
       SoakDatabase.@Nullable Writes writes) {
+    this(dir, faults, orphans, runStart, runEnd, ttl, onlyBenign, writes, null);
+  }
+
+  SoakReport(
+      Path dir,
+      List<FaultRecord> faults,
+      int orphans,
+      long runStart,
+      long runEnd,
+      Duration ttl,
+      boolean onlyBenign,
+      SoakDatabase.@Nullable Writes writes,
+      @Nullable EtcdProbe probe) {
     this.dir = dir;
     this.writes = writes;
+    this.probe = probe;
     this.intervals = readIntervals(dir);
     this.faults = faults;
     this.orphans = orphans;
@@ -225,11 +259,51 @@ final class SoakReport {
   private static final long BEAT_SLACK = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(500);
 
   /**
-   * Terms that ended while no supervisor was killed, frozen or cut off and etcd kept a quorum: a
-   * leader that should have kept its command running. Under benign faults, every loss.
+   * Terms that ended while no supervisor was killed, frozen or cut off, etcd kept a quorum and
+   * answered lease renewals (the probe's) within what the renewal budget tolerates: a leader that
+   * should have kept its command running. Under benign faults, every loss etcd does not explain.
    */
   List<Loss> needlessLosses() {
-    return losses.stream().filter(l -> !disrupted(l.term().end())).toList();
+    return losses.stream()
+        .filter(l -> !disrupted(l.term().end()) && !etcdSilent(l.term().end()))
+        .toList();
+  }
+
+  /** Losses no disruptive fault explains, during which etcd answered no renewal for too long. */
+  List<Loss> etcdLosses() {
+    return losses.stream()
+        .filter(l -> !disrupted(l.term().end()) && etcdSilent(l.term().end()))
+        .toList();
+  }
+
+  private boolean etcdSilent(long end) {
+    EtcdProbe known = probe;
+    return known != null && etcdGap(end).compareTo(known.tolerated()) >= 0;
+  }
+
+  /**
+   * The longest time within the renewal window before {@code end} in which etcd answered none of
+   * the probe's renewals (zero without a probe).
+   */
+  Duration etcdGap(long end) {
+    EtcdProbe known = probe;
+    if (known == null) {
+      return Duration.ZERO;
+    }
+    long from = end - known.window().toNanos();
+    long last = from;
+    long longest = 0;
+    for (long at : known.answers()) {
+      if (at <= from) {
+        continue;
+      }
+      if (at > end) {
+        break;
+      }
+      longest = Math.max(longest, at - last);
+      last = at;
+    }
+    return Duration.ofNanos(Math.max(longest, end - last));
   }
 
   /** Distinct tokens (terms) whose command started during the run, after the soak began. */
@@ -383,13 +457,31 @@ final class SoakReport {
     out.append(
         String.format(
             "terms per hour%s: %.1f%n", onlyBenign ? " under benign faults" : "", termsPerHour()));
+    EtcdProbe known = probe;
+    if (known != null) {
+      for (Loss loss : etcdLosses()) {
+        out.append(
+            String.format(
+                "loss explained by etcd: token %d (candidate %d) ended %s (%s): etcd answered no lease"
+                    + " renewal for %d ms of the %d ms before (the renewal budget tolerates %d ms)%n",
+                loss.term().token(),
+                loss.term().candidate(),
+                clock(loss.term().end()),
+                loss.reason(),
+                etcdGap(loss.term().end()).toMillis(),
+                known.window().toMillis(),
+                known.tolerated().toMillis()));
+      }
+    }
     List<Loss> needless = needlessLosses();
     out.append(
         String.format(
             "needless losses: %d of %d losses%s%n",
             needless.size(),
             losses.size(),
-            onlyBenign ? " (every loss under benign faults is needless; steady means 0)" : ""));
+            onlyBenign
+                ? " (under benign faults every loss etcd does not explain is needless; steady means 0)"
+                : ""));
     for (Loss loss : needless) {
       FaultRecord fault = loss.after();
       out.append(

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -93,6 +94,59 @@ class SoakReportTest {
 
     assertThat(report.losses).hasSize(1);
     assertThat(report.needlessLosses()).isEmpty();
+  }
+
+  @Test
+  void aLossWhileEtcdAnsweredNoRenewalForLongerThanTheBudgetToleratesIsEtcdsNotNeedless()
+      throws IOException {
+    term(1, 10, -5, 20); // lost 20 s in, 1.5 s after a raft-leader stall healed
+    term(2, 12, 21, 3_600);
+    List<FaultRecord> faults =
+        List.of(
+            new FaultRecord(
+                Fault.STALL_RAFT_LEADER, "conch-0 (raft leader)", -1, at(17), at(18) + S / 2));
+    // TTL 10 s, kill-after 5 s: a 4 s renewal window, 3 s of silence tolerated.
+    List<Long> answers = new ArrayList<>();
+    for (long ms = 0; ms <= 60_000; ms += 100) {
+      long t = T0 + ms * 1_000_000;
+      boolean silent = t > at(16) + S * 7 / 10 && t < at(20); // 3.3 s without an answer
+      if (!silent) {
+        answers.add(t);
+      }
+    }
+    SoakReport.EtcdProbe silentEtcd =
+        SoakReport.EtcdProbe.of(answers, Duration.ofSeconds(10), Duration.ofSeconds(5));
+
+    SoakReport report =
+        new SoakReport(
+            dir, faults, 0, at(0), at(3_600), Duration.ofSeconds(10), true, null, silentEtcd);
+
+    assertThat(report.needlessLosses()).isEmpty();
+    assertThat(report.etcdLosses()).extracting(l -> l.term().token()).containsExactly(10L);
+    assertThat(report.etcdGap(at(20))).isGreaterThanOrEqualTo(Duration.ofMillis(3_200));
+    assertThat(report.render())
+        .contains("loss explained by etcd: token 10 (candidate 1)")
+        .contains("(the renewal budget tolerates 3000 ms)")
+        .contains("needless losses: 0 of 1 losses");
+
+    // The same loss while etcd answered the probe throughout is conch's: needless.
+    List<Long> always = new ArrayList<>();
+    for (long ms = 0; ms <= 60_000; ms += 100) {
+      always.add(T0 + ms * 1_000_000);
+    }
+    SoakReport answered =
+        new SoakReport(
+            dir,
+            faults,
+            0,
+            at(0),
+            at(3_600),
+            Duration.ofSeconds(10),
+            true,
+            null,
+            SoakReport.EtcdProbe.of(always, Duration.ofSeconds(10), Duration.ofSeconds(5)));
+    assertThat(answered.needlessLosses()).extracting(l -> l.term().token()).containsExactly(10L);
+    assertThat(answered.etcdLosses()).isEmpty();
   }
 
   private static long at(long seconds) {
