@@ -2,6 +2,7 @@ package dev.conch.spring.boot.test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
 
 import dev.conch.Election;
 import dev.conch.LossReason;
@@ -10,6 +11,7 @@ import dev.conch.spring.CandidacyEvent;
 import dev.conch.spring.CandidacyPausedEvent;
 import dev.conch.spring.CandidacyResumedEvent;
 import dev.conch.spring.LeadershipLostEvent;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
@@ -40,6 +42,8 @@ import org.springframework.context.event.EventListener;
 @Timeout(60)
 class TestOfficesHealthTest {
 
+  private static final Duration WAIT = Duration.ofSeconds(10);
+
   @Autowired TestOffices offices;
 
   @Autowired App app;
@@ -51,21 +55,34 @@ class TestOfficesHealthTest {
     this.offices.healthDown("db");
     assertThat(billing.isLeader()).isFalse();
     assertThat(billing.state()).isEqualTo(State.DENIED);
-    assertThat(this.app.lost)
-        .singleElement()
-        .satisfies(
-            lost -> {
-              assertThat(lost.getToken()).isEqualTo(token);
-              assertThat(lost.getReason()).isEqualTo(LossReason.RESIGNED);
-            });
-    assertThat(this.app.candidacy)
-        .singleElement()
-        .isInstanceOfSatisfying(
-            CandidacyPausedEvent.class,
-            paused -> assertThat(paused.getReason()).isEqualTo("db is DOWN (simulated)"));
+    // The events reach the application's listeners on their own thread: soon, not before.
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(this.app.lost)
+                    .singleElement()
+                    .satisfies(
+                        lost -> {
+                          assertThat(lost.getToken()).isEqualTo(token);
+                          assertThat(lost.getReason()).isEqualTo(LossReason.RESIGNED);
+                        }));
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(this.app.candidacy)
+                    .singleElement()
+                    .isInstanceOfSatisfying(
+                        CandidacyPausedEvent.class,
+                        paused ->
+                            assertThat(paused.getReason()).isEqualTo("db is DOWN (simulated)")));
     this.offices.healthUp("db");
     assertThat(this.offices.awaitLeading("billing").token()).isGreaterThan(token);
-    assertThat(this.app.candidacy).last().isInstanceOf(CandidacyResumedEvent.class);
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> assertThat(this.app.candidacy).last().isInstanceOf(CandidacyResumedEvent.class));
   }
 
   @Test
