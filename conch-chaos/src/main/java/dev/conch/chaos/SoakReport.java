@@ -92,11 +92,6 @@ final class SoakReport {
   final SoakDatabase.@Nullable Writes writes;
 
   SoakReport(
-      Path dir, List<FaultRecord> faults, int orphans, long runStart, long runEnd, Duration ttl) {
-    this(dir, faults, orphans, runStart, runEnd, ttl, false);
-  }
-
-  SoakReport(
       Path dir,
       List<FaultRecord> faults,
       int orphans,
@@ -104,19 +99,7 @@ final class SoakReport {
       long runEnd,
       Duration ttl,
       boolean onlyBenign) {
-    this(dir, faults, orphans, runStart, runEnd, ttl, onlyBenign, null);
-  }
-
-  SoakReport(
-      Path dir,
-      List<FaultRecord> faults,
-      int orphans,
-      long runStart,
-      long runEnd,
-      Duration ttl,
-      boolean onlyBenign,
-      SoakDatabase.@Nullable Writes writes) {
-    this(dir, faults, orphans, runStart, runEnd, ttl, onlyBenign, writes, null);
+    this(dir, faults, orphans, runStart, runEnd, ttl, onlyBenign, null, null);
   }
 
   SoakReport(
