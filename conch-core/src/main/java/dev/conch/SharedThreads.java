@@ -86,7 +86,7 @@ final class SharedThreads {
     };
   }
 
-  private static ExecutorService pool(String name, int max, BlockingQueue<Runnable> queue) {
+  private static ThreadPoolExecutor pool(String name, int max, BlockingQueue<Runnable> queue) {
     int core = queue instanceof SynchronousQueue ? 0 : max;
     ThreadPoolExecutor executor =
         new ThreadPoolExecutor(core, max, 10, TimeUnit.SECONDS, queue, named(name));
@@ -95,17 +95,10 @@ final class SharedThreads {
   }
 
   private static ThreadPoolExecutor events() {
+    ThreadPoolExecutor executor = pool("conch-events", EVENT_THREADS, new LinkedBlockingQueue<>());
     // Never more threads than the core size with an unbounded queue; the maximum only has to allow
     // the core size lendEventThread raises.
-    ThreadPoolExecutor executor =
-        new ThreadPoolExecutor(
-            EVENT_THREADS,
-            Integer.MAX_VALUE,
-            10,
-            TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(),
-            named("conch-events"));
-    executor.allowCoreThreadTimeOut(true);
+    executor.setMaximumPoolSize(Integer.MAX_VALUE);
     return executor;
   }
 
