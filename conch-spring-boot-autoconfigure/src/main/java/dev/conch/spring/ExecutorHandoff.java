@@ -243,13 +243,12 @@ final class ExecutorHandoff {
       }
     }
 
-    /** Runs the body on the caller, as for an executor that refused it. */
+    /**
+     * Runs the body on the caller, as for an executor that refused it: interrupted if the caller
+     * was (the only way an interrupt is asked for).
+     */
     private void runHere(boolean interrupted) throws Exception {
-      boolean asked;
-      synchronized (this) {
-        asked = this.interruptAsked;
-      }
-      if (asked || interrupted) {
+      if (interrupted) {
         Thread.currentThread().interrupt();
       }
       this.body.run();
