@@ -184,13 +184,7 @@ class RunIT {
   @Test
   void sigintExits130() {
     try (Conch.Running run = conch.start("elect", "int", "--", "sleep", "60")) {
-      run.awaitErrorLine(l -> l.contains("command started"), WAIT);
-
-      run.signal("INT");
-
-      assertThat(run.awaitExit(WAIT)).isTrue();
-      assertThat(run.result().status()).isEqualTo(130);
-      assertThat(conch.run("elect", "int", "--who").status()).isEqualTo(1);
+      assertSigintResignsAndExits130(run, "int");
     }
   }
 
@@ -198,14 +192,21 @@ class RunIT {
   void sigintStopsItEvenWhenItsParentIgnoredSigint() {
     // A script's `conch elect ... &` starts it with SIGINT ignored; `kill -INT` must still resign.
     try (Conch.Running run = conch.startWithSigintIgnored("elect", "int-bg", "--", "sleep", "60")) {
-      run.awaitErrorLine(l -> l.contains("command started"), WAIT);
-
-      run.signal("INT");
-
-      assertThat(run.awaitExit(WAIT)).isTrue();
-      assertThat(run.result().status()).isEqualTo(130);
-      assertThat(conch.run("elect", "int-bg", "--who").status()).isEqualTo(1);
+      assertSigintResignsAndExits130(run, "int-bg");
     }
+  }
+
+  /**
+   * Once {@code run} leads {@code office}, SIGINT ends it with 130 and leaves the office vacant.
+   */
+  private void assertSigintResignsAndExits130(Conch.Running run, String office) {
+    run.awaitErrorLine(l -> l.contains("command started"), WAIT);
+
+    run.signal("INT");
+
+    assertThat(run.awaitExit(WAIT)).isTrue();
+    assertThat(run.result().status()).isEqualTo(130);
+    assertThat(conch.run("elect", office, "--who").status()).isEqualTo(1);
   }
 
   @Test
