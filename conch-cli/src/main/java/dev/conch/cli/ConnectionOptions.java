@@ -49,7 +49,7 @@ final class ConnectionOptions {
   @Option(
       names = "--ttl",
       paramLabel = "D",
-      defaultValue = "10s",
+      defaultValue = "15s", // ExternalCommandRunner.DEFAULT_TTL (FlagsTest)
       converter = DurationConverter.class,
       description = "lease TTL, whole seconds, at least 2s (default: ${DEFAULT-VALUE})")
   Duration ttl;

@@ -34,13 +34,13 @@ import picocli.CommandLine.TypeConversionException;
     mixinStandardHelpOptions = true,
     versionProvider = ConchCommand.Version.class,
     customSynopsis = {
-      "conch elect <office> [--ttl 10s] [--restart] [--kill-after 5s] [--on-acquire CMD]",
+      "conch elect <office> [--ttl 15s] [--restart] [--kill-after 5s] [--on-acquire CMD]",
       "                     [--on-lose CMD] [--hook-timeout 30s] [--wait D | --nonblock]",
       "                     [--priority N] [--min-tenure 15s] -- <cmd...>",
       "conch elect <office> --who [--json]",
       "conch elect <office> --watch [--json]",
       "conch elect <office> --assert [--min-rev N] [--json]",
-      "conch elect <office> --explain [--ttl 10s] [--kill-after 5s] [--hook-timeout 30s]",
+      "conch elect <office> --explain [--ttl 15s] [--kill-after 5s] [--hook-timeout 30s]",
       "                     [--on-lose CMD] [-- <cmd...>]",
     },
     description = {

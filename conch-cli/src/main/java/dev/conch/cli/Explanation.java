@@ -54,15 +54,17 @@ final class Explanation {
             + f(budget.renewInterval())
             + ", each attempt up to "
             + f(budget.attemptTimeout())
-            + ", retried at once on the next endpoint");
+            + "; one not answered in time stays open and the next goes at once to the next"
+            + " endpoint");
     line(
         lines,
         "etcd outage",
         "ridden out up to "
             + f(budget.outageRiddenOut())
             + " whenever it begins (up to "
-            + f(budget.window())
+            + f(budget.window().minus(budget.attemptTimeout()))
             + " just after a renewal)");
+    line(lines, "raft leader change", budget.raftLeaderChange());
     line(
         lines,
         "crash fail-over",

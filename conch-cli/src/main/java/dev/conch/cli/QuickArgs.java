@@ -105,7 +105,7 @@ final class QuickArgs {
     Setting.OFFICE.require(office);
     String endpoints = ConnectionOptions.endpointsText(given.get("--endpoints"));
     List<URI> uris = EtcdClients.parseEndpoints(endpoints);
-    Duration ttl = Durations.parse("duration", given.getOrDefault("--ttl", "10s"));
+    Duration ttl = Durations.parse("duration", given.getOrDefault("--ttl", "15s"));
     Setting.TTL.require(ttl);
     SessionOptions options =
         SessionOptions.defaults()

@@ -27,21 +27,24 @@ class ExplainIT {
 
       assertThat(result.status()).as(result.stderr()).isZero();
       assertThat(result.stderr()).isEmpty();
-      // TTL 10 s; kill-after 5 s + 500 ms slack + 500 ms margin = 6 s before D; W = 4 s.
+      // TTL 15 s; kill-after 5 s + 500 ms slack + 500 ms margin = 6 s before D; W = 9 s.
       assertThat(result.stdout())
-          .contains("office billing: ttl 10s, kill-after 5s, hook-timeout 30s")
+          .contains("office billing: ttl 15s, kill-after 5s, hook-timeout 30s")
           .contains(
               row("leadership dropped")
                   + "D-6s (kill-after + 1s to stop and for the safety margin),"
-                  + " leaving 4s to renew in")
-          .contains(row("renewals") + "every 1s, each attempt up to 500ms") // W/4, W/8
-          .contains(row("etcd outage") + "ridden out up to 3s whenever it begins (up to 4s")
-          .contains(row("crash fail-over") + "9s to 10s500ms") // TTL - 1 s .. TTL + 500 ms
+                  + " leaving 9s to renew in")
+          .contains(row("renewals") + "every 2s250ms, each attempt up to 1s125ms") // W/4, W/8
+          // W - interval - attempt; just after a renewal W - attempt.
+          .contains(
+              row("etcd outage") + "ridden out up to 5s625ms whenever it begins (up to 7s875ms")
+          .contains(row("raft leader change") + "an etcd raft leader change costs no term")
+          .contains(row("crash fail-over") + "12s750ms to 15s500ms") // TTL - I .. TTL + 500 ms
           .contains(row("graceful hand-over") + "up to 5s")
           .contains(row("command killed") + "by D-1s") // D - 6 s + 5 s
           .contains(
               row("on-lose hook") + "none given; one would be killed by D-500ms") // the margin
-          .contains(row("process pause") + "up to 8s500ms"); // TTL - 1 s - 500 ms
+          .contains(row("process pause") + "up to 12s250ms"); // TTL - I - 500 ms
       assertThat(etcd.accepted()).as("connections to etcd").isZero();
     }
   }
@@ -57,7 +60,12 @@ class ExplainIT {
         .contains(row("leadership dropped") + "D-1s100ms")
         .contains("leaving 900ms to renew in")
         .contains("every 225ms, each attempt up to 112ms")
-        .contains("ridden out up to 675ms")
+        .contains("ridden out up to 562ms") // W - 225 ms - 112.5 ms
+        .contains(
+            row("raft leader change")
+                + "a raft leader change that takes longer than 562ms ends the term (etcd's take"
+                + " up to 4s with its default election timeout: raise the ttl, or shorten"
+                + " kill-after)")
         .contains("1s775ms to 2s500ms")
         .contains(row("graceful hand-over") + "up to 100ms")
         .contains("by D-1s at the latest")

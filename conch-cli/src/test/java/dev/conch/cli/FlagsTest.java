@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.conch.Durations;
 import dev.conch.Setting;
 import dev.conch.etcd.SessionOptions;
+import dev.conch.process.ExternalCommandRunner;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -34,7 +35,7 @@ class FlagsTest {
 
   @Test
   void flagDefaultsAreTheSettingsDefaults() {
-    assertThat(defaultOf("--ttl")).isEqualTo(Setting.TTL.defaultValue());
+    assertThat(defaultOf("--ttl")).isEqualTo(ExternalCommandRunner.DEFAULT_TTL);
     assertThat(defaultOf("--kill-after")).isEqualTo(Setting.KILL_AFTER.defaultValue());
     assertThat(defaultOf("--hook-timeout")).isEqualTo(Setting.RUNNER_HOOK_TIMEOUT.defaultValue());
     assertThat(elect.findOption("--prefix").defaultValue())

@@ -14,6 +14,7 @@ import io.etcd.jetcd.common.exception.EtcdException;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.lease.LeaseGrantResponse;
+import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
 import java.time.Duration;
@@ -25,6 +26,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -75,6 +77,9 @@ final class LeaseKeeper implements AutoCloseable {
   private final AtomicLong renewalFailures = new AtomicLong();
   private final UnexpectedFailures unexpected = new UnexpectedFailures(log);
   private final Thread thread;
+  // The keeper's thread's own: renewals and confirming reads of the current lease still open.
+  private final OpenAttempts<LeaseKeepAliveResponse> renewals;
+  private final OpenAttempts<Confirmation> reads;
 
   // Only the keeper's thread writes it: the most reads etcd takes in one transaction.
   private volatile int keysPerCheck = KEYS_PER_CHECK;
@@ -105,6 +110,9 @@ final class LeaseKeeper implements AutoCloseable {
     this.endpoints =
         (client instanceof ForwardingClient forwarding) ? forwarding.endpoints() : Optional.empty();
     this.budget = budgetFor(Duration.ZERO, Duration.ZERO);
+    this.renewals = new OpenAttempts<>(ticker, "lease renewal", LeaseKeeper::isNotFound);
+    this.reads =
+        new OpenAttempts<>(ticker, "confirming the leaders' keys", LeaseKeeper::isTooManyOps);
     this.thread = new Thread(this::run, "conch-lease");
     this.thread.setDaemon(true);
     this.thread.start();
@@ -279,14 +287,13 @@ final class LeaseKeeper implements AutoCloseable {
         if (current == null) {
           grant(sendAt, plan);
         } else {
-          renew(current, sendAt, plan);
-          confirmHeldKeys(sendAt, current, plan);
+          renewAndConfirm(current, sendAt, plan);
         }
         failing = false;
         lastRound = sendAt;
         nextAttempt = sendAt + plan.interval().toNanos();
       } catch (EtcdUnavailableException e) {
-        nextAttempt = sendAt + retryDelay(current, plan);
+        nextAttempt = sendAt + retryDelay(current, plan, e);
         failed(current, e, !failing);
         failing = true;
       } catch (InterruptedException e) {
@@ -295,7 +302,7 @@ final class LeaseKeeper implements AutoCloseable {
         // A bug, a client that cannot be built: the round failed like one etcd did not answer, and
         // the deadline D still fails closed. A keeper that ended here would end every term later.
         unexpected.report("lease round", e);
-        nextAttempt = sendAt + Math.max(retryDelay(current, plan), RETRY_AFTER_UNEXPECTED);
+        nextAttempt = sendAt + Math.max(retryDelay(current, plan, e), RETRY_AFTER_UNEXPECTED);
         failed(current, e, !failing);
         failing = true;
       }
@@ -369,12 +376,16 @@ final class LeaseKeeper implements AutoCloseable {
 
   /**
    * After a failure: a renewal again at once after a timeout (round-robin sends it to the next
-   * endpoint), a little later after a call that failed fast (no connection), so that an etcd that
-   * is away is not hammered; a grant, where nothing is held yet, at a calmer pace.
+   * endpoint, and the attempt that timed out stays open beside it), a little later after a call
+   * that failed fast (no connection, no leader), so that an etcd that is away is not hammered; a
+   * grant, where nothing is held yet, at a calmer pace.
    */
-  private static long retryDelay(@Nullable Lease current, RenewalBudget plan) {
+  private static long retryDelay(@Nullable Lease current, RenewalBudget plan, Throwable failure) {
     if (current == null) {
       return Math.min(plan.interval().toNanos(), TimeUnit.MILLISECONDS.toNanos(500));
+    }
+    if (failure.getCause() instanceof TimeoutException) {
+      return 0;
     }
     return Math.max(plan.attemptTimeout().toNanos() / 4, TimeUnit.MILLISECONDS.toNanos(10));
   }
@@ -392,6 +403,8 @@ final class LeaseKeeper implements AutoCloseable {
             "lease grant");
     Lease fresh =
         new Lease(granted.getID(), sendAt + TimeUnit.SECONDS.toNanos(granted.getTTL()), granted);
+    renewals.clear(); // a late "not found" of the lease before must not end this one
+    reads.clear();
     List<CompletableFuture<Lease>> told;
     synchronized (monitor) {
       lease = fresh;
@@ -403,66 +416,105 @@ final class LeaseKeeper implements AutoCloseable {
     log.info("lease {} granted (ttl {})", fresh.hex(), Durations.format(options.ttl()));
   }
 
-  private void renew(Lease current, long sendAt, RenewalBudget plan) throws InterruptedException {
+  /**
+   * Renews {@code current} and reads its held keys, both sent at {@code sendAt}, side by side: a
+   * renewal never waits behind a read. Each is waited for at most the attempt timeout; an attempt
+   * of an earlier round still open may be the one answered ({@link OpenAttempts}), and counts by
+   * its own send time.
+   */
+  private void renewAndConfirm(Lease current, long sendAt, RenewalBudget plan)
+      throws InterruptedException {
     long left = current.validUntil - sendAt;
-    Duration timeout =
-        Duration.ofNanos(Math.max(1, Math.min(left, plan.attemptTimeout().toNanos())));
-    long ttl =
-        await(client.getLeaseClient().keepAliveOnce(current.id), timeout, "lease renewal").getTTL();
-    current.ttlNanos = TimeUnit.SECONDS.toNanos(ttl);
-    current.validUntil = sendAt + current.ttlNanos;
+    long wait = Math.max(1, Math.min(left, plan.attemptTimeout().toNanos()));
+    renewals.add(sendAt, client.getLeaseClient().keepAliveOnce(current.id));
+    List<HeldKey> keys = heldKeysOf(current);
+    if (keys.isEmpty()) {
+      reads.clear();
+    } else {
+      reads.add(sendAt, confirmRead(keys));
+    }
+    OpenAttempts.Answer<LeaseKeepAliveResponse> renewed = renewals.await(Duration.ofNanos(wait));
+    current.ttlNanos = TimeUnit.SECONDS.toNanos(renewed.value().getTTL());
+    long validUntil = renewed.sentAt() + current.ttlNanos;
+    if (validUntil - current.validUntil > 0) {
+      current.validUntil = validUntil;
+    }
+    if (keys.isEmpty()) {
+      return;
+    }
+    while (true) {
+      long rest = Math.max(1, sendAt + wait - ticker.nanoTime());
+      try {
+        OpenAttempts.Answer<Confirmation> confirmed = reads.await(Duration.ofNanos(rest));
+        confirmed.value().apply(confirmed.sentAt() + current.ttlNanos, unexpected);
+        return;
+      } catch (EtcdUnavailableException e) {
+        int size = keysPerCheck;
+        if (!isTooManyOps(e) || size == 1) {
+          throw e;
+        }
+        // An etcd with a lower --max-txn-ops than its default: learn it once, in this round.
+        keysPerCheck = Math.max(1, size / 2);
+        log.warn(
+            "etcd refused {} reads in one transaction (its --max-txn-ops is lower); confirming"
+                + " held keys {} at a time from now on",
+            size,
+            keysPerCheck);
+        reads.clear();
+        reads.add(ticker.nanoTime(), confirmRead(keys));
+      }
+    }
   }
 
-  /**
-   * Reads every held key of {@code current} in linearizable transactions of up to {@link
-   * #keysPerCheck} gets: one request per round for all but the largest sessions.
-   */
-  private void confirmHeldKeys(long sendAt, Lease current, RenewalBudget plan)
-      throws InterruptedException {
+  private List<HeldKey> heldKeysOf(Lease current) {
     List<HeldKey> keys = new ArrayList<>();
     for (HeldKey key : held) {
       if (key.leaseId() == current.id) {
         keys.add(key);
       }
     }
-    int from = 0;
-    while (from < keys.size()) {
-      int size = keysPerCheck;
+    return keys;
+  }
+
+  /**
+   * Reads {@code keys} in linearizable transactions of up to {@link #keysPerCheck} gets: one
+   * request for all but the largest sessions.
+   */
+  private CompletableFuture<Confirmation> confirmRead(List<HeldKey> keys) {
+    int size = keysPerCheck;
+    List<List<HeldKey>> chunks = new ArrayList<>();
+    List<CompletableFuture<TxnResponse>> answers = new ArrayList<>();
+    for (int from = 0; from < keys.size(); from += size) {
       List<HeldKey> chunk = keys.subList(from, Math.min(keys.size(), from + size));
       Op[] gets = new Op[chunk.size()];
       for (int i = 0; i < gets.length; i++) {
         gets[i] = Op.get(chunk.get(i).key(), GetOption.DEFAULT);
       }
-      TxnResponse read;
-      try {
-        read =
-            await(
-                client.getKVClient().txn().Then(gets).commit(),
-                plan.attemptTimeout(),
-                "confirming the leaders' keys");
-      } catch (EtcdUnavailableException e) {
-        if (!isTooManyOps(e) || chunk.size() == 1) {
-          throw e;
-        }
-        // An etcd with a lower --max-txn-ops than its default: learn it once, in this round.
-        keysPerCheck = Math.max(1, chunk.size() / 2);
-        log.warn(
-            "etcd refused {} reads in one transaction (its --max-txn-ops is lower); confirming"
-                + " held keys {} at a time from now on",
-            chunk.size(),
-            keysPerCheck);
-        continue;
-      }
-      long revision = read.getHeader().getRevision();
-      List<GetResponse> found = read.getGetResponses();
-      for (int i = 0; i < chunk.size(); i++) {
-        try {
-          chunk.get(i).read(found.get(i).getKvs(), sendAt + current.ttlNanos, revision);
-        } catch (RuntimeException e) {
-          unexpected.report("a held key's check", e); // the other keys' checks go on
+      chunks.add(chunk);
+      answers.add(client.getKVClient().txn().Then(gets).commit());
+    }
+    return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
+        .thenApply(all -> new Confirmation(chunks, answers.stream().map(a -> a.join()).toList()));
+  }
+
+  /** A confirming read's answer: each chunk of held keys with the transaction that read it. */
+  private record Confirmation(List<List<HeldKey>> chunks, List<TxnResponse> answers) {
+
+    /** Tells each key what was found; a key found is believed until {@code validUntil}. */
+    void apply(long validUntil, UnexpectedFailures unexpected) {
+      for (int c = 0; c < chunks.size(); c++) {
+        List<HeldKey> chunk = chunks.get(c);
+        TxnResponse read = answers.get(c);
+        long revision = read.getHeader().getRevision();
+        List<GetResponse> found = read.getGetResponses();
+        for (int i = 0; i < chunk.size(); i++) {
+          try {
+            chunk.get(i).read(found.get(i).getKvs(), validUntil, revision);
+          } catch (RuntimeException e) {
+            unexpected.report("a held key's check", e); // the other keys' checks go on
+          }
         }
       }
-      from += chunk.size();
     }
   }
 
@@ -478,6 +530,8 @@ final class LeaseKeeper implements AutoCloseable {
 
   /** Forgets a lost lease; the session makes sure etcd forgets it too, so that its keys go. */
   private void retire(Lease gone) {
+    renewals.clear();
+    reads.clear();
     synchronized (monitor) {
       if (lease == gone) {
         lease = null;

@@ -23,9 +23,11 @@ import java.util.Objects;
  * @param lossLead how long before D leadership is dropped: stop timeout plus safety margin
  * @param renewInterval how often the lease is renewed while all is well ({@link RenewalBudget})
  * @param attemptTimeout how long one renewal attempt may take before the next one starts
- * @param outageRiddenOut the longest etcd outage (stall, lost requests, an etcd leader election)
- *     that costs no leadership, whenever in the renewal cycle it begins: {@code W - renewInterval}
- *     with {@code W = ttl - lossLead}
+ * @param outageRiddenOut the longest etcd outage (stall, lost requests, an etcd raft leader change)
+ *     that costs no leadership, whenever in the renewal cycle it begins: {@code W - renewInterval -
+ *     attemptTimeout} with {@code W = ttl - lossLead} (the outage may begin just before a renewal
+ *     is due, and the attempt that ends it may be one sent up to an attempt timeout after it ended,
+ *     when the one in flight was lost)
  * @param crashFailover the longest an office stays without a leader after its holder's process dies
  *     while etcd is healthy: the whole TTL left after a renewal, plus etcd's expiry scan
  * @param gracefulHandover the longest a resign or shutdown takes before the successor can win: the
@@ -61,6 +63,16 @@ public record TimingBudget(
    */
   public static final Duration EXPIRY_SCAN = Duration.ofMillis(500);
 
+  /**
+   * How long an etcd raft leader change may leave every lease renewal unanswered, with etcd's
+   * default election timeout (1 s): the followers notice the loss after one to two election
+   * timeouts, a split vote costs another, and the new leader's lessor answers once it has committed
+   * an entry of its term. Measured on 3 members of etcd 3.4 on one host, a SIGKILLed leader left
+   * renewals unanswered for at most 2.7 s on a quiet machine (docs/chaos.md, "A raft leader
+   * change"); budgeted with a margin. A budget that does not ride this out says so.
+   */
+  public static final Duration RAFT_LEADER_CHANGE = Duration.ofSeconds(4);
+
   /** Checks that every figure is there. */
   public TimingBudget {
     Objects.requireNonNull(ttl, "ttl");
@@ -95,7 +107,7 @@ public record TimingBudget(
         lossLead,
         renewal.interval(),
         renewal.attemptTimeout(),
-        ttl.minus(lossLead).minus(renewal.interval()),
+        riddenOut(ttl, lossLead, renewal),
         ttl.plus(EXPIRY_SCAN),
         election.hookTimeout(),
         election.safetyMargin().negated(),
@@ -134,7 +146,7 @@ public record TimingBudget(
         lossLead,
         renewal.interval(),
         renewal.attemptTimeout(),
-        ttl.minus(lossLead).minus(renewal.interval()),
+        riddenOut(ttl, lossLead, renewal),
         ttl.plus(EXPIRY_SCAN),
         onLose ? killAfter.plus(onLoseRuns) : killAfter,
         election.safetyMargin().negated(),
@@ -143,6 +155,40 @@ public record TimingBudget(
         // there).
         ttl.minus(renewal.interval()).minus(election.safetyMargin()),
         true);
+  }
+
+  /**
+   * W minus the renewal interval minus an attempt: an outage may begin just before a renewal is
+   * due, and after it the answer may have to come from an attempt sent up to an attempt timeout
+   * later (the one in flight lost). Never negative.
+   */
+  private static Duration riddenOut(Duration ttl, Duration lossLead, RenewalBudget renewal) {
+    Duration ridden = ttl.minus(lossLead).minus(renewal.interval()).minus(renewal.attemptTimeout());
+    return ridden.isNegative() ? Duration.ZERO : ridden;
+  }
+
+  /** Whether an etcd raft leader change as long as {@link #RAFT_LEADER_CHANGE} costs no term. */
+  public boolean ridesOutRaftLeaderChange() {
+    return outageRiddenOut.compareTo(RAFT_LEADER_CHANGE) >= 0;
+  }
+
+  /**
+   * What a raft leader change of etcd does to a term under this budget, in words: nothing, or that
+   * one longer than {@link #outageRiddenOut} ends it.
+   */
+  public String raftLeaderChange() {
+    if (ridesOutRaftLeaderChange()) {
+      return "an etcd raft leader change costs no term (etcd's take up to "
+          + f(RAFT_LEADER_CHANGE)
+          + " with its default election timeout)";
+    }
+    return "a raft leader change that takes longer than "
+        + f(outageRiddenOut)
+        + " ends the term (etcd's take up to "
+        + f(RAFT_LEADER_CHANGE)
+        + " with its default election timeout: raise the ttl, or shorten "
+        + (runner ? "kill-after" : "the stop timeout")
+        + ")";
   }
 
   /** The window a renewal has: TTL minus the loss lead. */
@@ -162,6 +208,8 @@ public record TimingBudget(
         + f(attemptTimeout)
         + "); rides out etcd outages up to "
         + f(outageRiddenOut)
+        + "; "
+        + raftLeaderChange()
         + "; crash fail-over up to "
         + f(crashFailover)
         + "; graceful hand-over up to "

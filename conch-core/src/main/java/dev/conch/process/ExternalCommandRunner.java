@@ -33,6 +33,15 @@ import org.jspecify.annotations.Nullable;
  */
 public final class ExternalCommandRunner implements AutoCloseable {
 
+  /**
+   * The lease TTL {@code conch elect} uses when none is given: 15 s. With the default kill-after (5
+   * s) the lease has 9 s to be renewed in before the command must be stopped, and rides out an etcd
+   * raft leader change ({@link dev.conch.etcd.TimingBudget#RAFT_LEADER_CHANGE}); the 10 s of an
+   * application's own elections would leave 4 s, not enough for one. A crashed supervisor's office
+   * is free again after at most 15.5 s.
+   */
+  public static final Duration DEFAULT_TTL = Duration.ofSeconds(15);
+
   /** Default {@link Builder#killAfter}: 5 s. */
   public static final Duration DEFAULT_KILL_AFTER =
       Objects.requireNonNull(Setting.KILL_AFTER.defaultValue());

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.conch.ElectionOptions;
 import dev.conch.InvalidArgumentException;
 import dev.conch.Setting;
+import dev.conch.process.ExternalCommandRunner;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -35,7 +36,9 @@ class TimingBudgetTest {
     assertThat(budget.window()).isEqualTo(ms(4000));
     assertThat(budget.renewInterval()).isEqualTo(ms(1000)); // min(10 s / 3, W / 4)
     assertThat(budget.attemptTimeout()).isEqualTo(ms(500)); // min(3 s, W / 8)
-    assertThat(budget.outageRiddenOut()).isEqualTo(ms(3000)); // W - 1 s
+    // W - 1 s - 500 ms: not enough for an etcd raft leader change (the CLI's TTL is 15 s now).
+    assertThat(budget.outageRiddenOut()).isEqualTo(ms(2500));
+    assertThat(budget.ridesOutRaftLeaderChange()).isFalse();
     assertThat(budget.crashFailover()).isEqualTo(ms(10_500)); // TTL + 500 ms scan
     assertThat(budget.gracefulHandover()).isEqualTo(ms(5000)); // the SIGTERM grace
     // After a loss the command's SIGKILL goes out at D - 6 s + 5 s = D - 1 s; an on-lose hook
@@ -43,6 +46,30 @@ class TimingBudgetTest {
     assertThat(budget.loseHookEnd()).isEqualTo(ms(-500));
     assertThat(budget.fencedOnlyPause()).isEqualTo(ms(8500)); // TTL - 1 s - 500 ms margin
     assertThat(budget.runner()).isTrue();
+  }
+
+  @Test
+  void cliDefaultsRideOutAnEtcdRaftLeaderChange() {
+    // conch elect's TTL 15 s: W = 15 s - 6 s = 9 s, renewals every 2.25 s, attempts 1.125 s.
+    TimingBudget budget = cli(ExternalCommandRunner.DEFAULT_TTL, Duration.ofSeconds(5), false);
+
+    assertThat(budget.renewInterval()).isEqualTo(ms(2250));
+    assertThat(budget.attemptTimeout()).isEqualTo(ms(1125));
+    assertThat(budget.outageRiddenOut()).isEqualTo(ms(5625));
+    assertThat(budget.outageRiddenOut()).isGreaterThan(TimingBudget.RAFT_LEADER_CHANGE);
+    assertThat(budget.crashFailover()).isEqualTo(ms(15_500));
+    assertThat(budget.summary())
+        .contains("rides out etcd outages up to 5s625ms; an etcd raft leader change costs no term");
+  }
+
+  @Test
+  void aBudgetThatCannotRideOutARaftLeaderChangeSaysSo() {
+    TimingBudget budget = cli(Duration.ofSeconds(10), Duration.ofSeconds(5), false);
+
+    assertThat(budget.summary())
+        .contains(
+            "a raft leader change that takes longer than 2s500ms ends the term (etcd's take up to"
+                + " 4s with its default election timeout: raise the ttl, or shorten kill-after)");
   }
 
   @Test
@@ -60,7 +87,7 @@ class TimingBudgetTest {
     assertThat(budget.window()).isEqualTo(ms(900));
     assertThat(budget.renewInterval()).isEqualTo(ms(225)); // min(666 ms, W / 4)
     assertThat(budget.attemptTimeout()).isEqualTo(ms(112).plusNanos(500_000)); // W / 8
-    assertThat(budget.outageRiddenOut()).isEqualTo(ms(675)); // W - 225 ms
+    assertThat(budget.outageRiddenOut()).isEqualTo(ms(562).plusNanos(500_000)); // W - I - A
     assertThat(budget.crashFailover()).isEqualTo(ms(2500));
     assertThat(budget.gracefulHandover()).isEqualTo(ms(100));
     // SIGKILL at D - 1.1 s + 100 ms = D - 1 s; on-lose is killed at D - 500 ms.
@@ -76,7 +103,8 @@ class TimingBudgetTest {
 
     assertThat(budget.renewInterval()).isEqualTo(ms(2125)); // W / 4 < 10 s / 3
     assertThat(budget.attemptTimeout()).isEqualTo(ms(1062).plusNanos(500_000)); // W / 8
-    assertThat(budget.outageRiddenOut()).isEqualTo(ms(6375));
+    assertThat(budget.outageRiddenOut()).isEqualTo(ms(5312).plusNanos(500_000)); // W - I - A
+    assertThat(budget.ridesOutRaftLeaderChange()).isTrue();
     assertThat(budget.crashFailover()).isEqualTo(ms(10_500));
     assertThat(budget.gracefulHandover()).isEqualTo(ms(30_000));
     // The hooks start at D - 1.5 s; at D - 500 ms one still running is interrupted and not
@@ -117,7 +145,7 @@ class TimingBudgetTest {
     // W = 28.5 s: renewals every 1 s (not W / 4), attempts W / 8 (below the 5 s call timeout).
     assertThat(budget.renewInterval()).isEqualTo(ms(1000));
     assertThat(budget.attemptTimeout()).isEqualTo(ms(3562).plusNanos(500_000));
-    assertThat(budget.outageRiddenOut()).isEqualTo(ms(27_500));
+    assertThat(budget.outageRiddenOut()).isEqualTo(ms(23_937).plusNanos(500_000)); // W - I - A
     assertThat(budget.fencedOnlyPause()).isEqualTo(ms(27_500));
   }
 
@@ -139,7 +167,7 @@ class TimingBudgetTest {
         .doesNotContain("\n")
         .contains("ttl 10s")
         .contains("renewed every 1s (attempts up to 500ms)")
-        .contains("rides out etcd outages up to 3s")
+        .contains("rides out etcd outages up to 2s500ms")
         .contains("crash fail-over up to 10s500ms")
         .contains("graceful hand-over up to 5s")
         .contains("on-lose may run until D-500ms")

@@ -11,9 +11,10 @@ import org.apache.commons.logging.LogFactory;
 
 /**
  * The {@link TimingBudget} of each office this instance campaigns for in etcd, recorded as its
- * election is made: logged once per office at start-up (INFO, one line), and shown by the {@code
- * conch} endpoint's overview. Offices of the application's own {@code Election} beans, and every
- * office in standalone mode, have none.
+ * election is made: logged once per office at start-up (INFO, one line; WARN, leading with it, when
+ * an etcd raft leader change would end its terms), and shown by the {@code conch} endpoint's
+ * overview. Offices of the application's own {@code Election} beans, and every office in standalone
+ * mode, have none.
  */
 public final class OfficeTimings {
 
@@ -52,7 +53,13 @@ public final class OfficeTimings {
   private void put(String office, TimingBudget budget) {
     // Once per office: a runner built again after a context restart has the same budget.
     if (!budget.equals(this.budgets.put(office, budget))) {
-      logger.info("office " + office + ": " + budget.summary());
+      if (budget.ridesOutRaftLeaderChange()) {
+        logger.info("office " + office + ": " + budget.summary());
+      } else {
+        // Settings that end a term at an ordinary event of the etcd cluster's life: said plainly.
+        logger.warn(
+            "office " + office + ": " + budget.raftLeaderChange() + "; " + budget.summary());
+      }
     }
   }
 }

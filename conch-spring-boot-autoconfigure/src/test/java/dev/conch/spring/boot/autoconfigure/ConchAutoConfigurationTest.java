@@ -193,7 +193,7 @@ class ConchAutoConfigurationTest {
                   .containsOnlyOnce("office app: ttl 10s, leadership dropped 1s500ms before")
                   .contains("office app: ttl 10s, leadership dropped 1s500ms before the lease")
                   .contains("renewed every 2s125ms (attempts up to 500ms)")
-                  .contains("rides out etcd outages up to 6s375ms")
+                  .contains("rides out etcd outages up to 5s875ms")
                   .contains("a lose hook still running at D-500ms is interrupted")
                   .containsOnlyOnce("office billing: ttl 10s, leadership dropped 2s500ms")
                   .contains("renewed every 1s875ms")
@@ -202,7 +202,7 @@ class ConchAutoConfigurationTest {
               assertThat(context.getBean(OfficeTimings.class).of("billing"))
                   .hasValueSatisfying(
                       budget ->
-                          assertThat(budget.outageRiddenOut()).isEqualTo(Duration.ofMillis(5625)));
+                          assertThat(budget.outageRiddenOut()).isEqualTo(Duration.ofMillis(5125)));
             });
   }
 

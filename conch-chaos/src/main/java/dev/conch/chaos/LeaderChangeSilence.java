@@ -1,0 +1,525 @@
+package dev.conch.chaos;
+
+import dev.conch.Durations;
+import dev.conch.Election;
+import dev.conch.ElectionEvent;
+import dev.conch.ElectionOptions;
+import dev.conch.Leadership;
+import dev.conch.etcd.EtcdClients;
+import dev.conch.etcd.EtcdSession;
+import dev.conch.etcd.SessionOptions;
+import dev.conch.test.EtcdCluster;
+import dev.conch.test.EtcdMember;
+import dev.conch.test.Etcdctl;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * How long etcd answers no lease renewal (and no linearizable read) after a change of its raft
+ * leader, and how long conch takes from the same event to its own first answered round: the
+ * measurement behind the renewal budget's defaults (docs/chaos.md, "A raft leader change").
+ *
+ * <p>A 3-member cluster of the {@code etcd} binary on free loopback ports; three kinds of event,
+ * each repeated: the raft leader SIGKILLed (then restarted), SIGSTOPped for 1.5 s, and moved away
+ * gracefully ({@code etcdctl move-leader}). etcd's side is measured by probes of their own, one
+ * client per member, each sending a renewal of a probe lease and a linearizable read every 25 ms
+ * without waiting for the last one: etcd's silence after an event is the time until the first
+ * answer to a request sent after it. conch's side is two sessions holding an office, one with the
+ * CLI's defaults (TTL 10 s, kill-after 5 s) and one with the Spring defaults (TTL 10 s, stop
+ * timeout 1 s): the time until the term's deadline D first moves on (a renewal and the confirming
+ * read of its key both answered), the lowest slack before the term would have ended (D minus its
+ * loss lead), and every term lost.
+ *
+ * <pre>
+ * mvn -B -ntp -q -pl conch-chaos -am package -DskipTests -Dsoak \
+ *   -Dsoak.main=dev.conch.chaos.LeaderChangeSilence -Dexec.args="--events 20"
+ * </pre>
+ */
+public final class LeaderChangeSilence {
+
+  /** The events measured. */
+  enum Kind {
+    KILL,
+    STOP,
+    MOVE
+  }
+
+  private static final long PROBE_EVERY_MILLIS = 25;
+  private static final Duration STALL = Duration.ofMillis(1500);
+  private static final Duration SETTLE = Duration.ofSeconds(3);
+  private static final Duration EVENT_WINDOW = Duration.ofSeconds(12);
+
+  private final EtcdCluster cluster;
+  private final List<Probe> probes = new ArrayList<>();
+  private final List<Office> offices = new ArrayList<>();
+
+  private LeaderChangeSilence(EtcdCluster cluster) {
+    this.cluster = cluster;
+  }
+
+  public static void main(String[] args) throws Exception {
+    int events = 20;
+    List<Kind> kinds = List.of(Kind.values());
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--events" -> events = Integer.parseInt(args[++i]);
+        case "--kinds" -> {
+          List<Kind> chosen = new ArrayList<>();
+          for (String k : args[++i].split(",")) {
+            chosen.add(Kind.valueOf(k.trim().toUpperCase(Locale.ROOT)));
+          }
+          kinds = chosen;
+        }
+        default ->
+            throw new IllegalArgumentException(
+                "unknown argument '" + args[i] + "': --events N, --kinds kill,stop,move");
+      }
+    }
+    try (EtcdCluster cluster = EtcdCluster.start(3)) {
+      LeaderChangeSilence bench = new LeaderChangeSilence(cluster);
+      try {
+        System.out.print(bench.run(kinds, events));
+      } finally {
+        bench.close();
+      }
+    }
+    System.exit(0);
+  }
+
+  private String run(List<Kind> kinds, int events) throws Exception {
+    for (EtcdMember member : cluster.members()) {
+      probes.add(Probe.start(member.endpoint()));
+    }
+    // conch elect's defaults (TTL 15 s, kill-after 5 s + 500 ms slack), its defaults before
+    // 2026-12 (TTL 10 s), and a Spring application's (TTL 10 s, stop timeout 1 s).
+    offices.add(Office.start(cluster, "cli", Duration.ofSeconds(15), Duration.ofMillis(5500)));
+    offices.add(
+        Office.start(cluster, "cli-ttl10", Duration.ofSeconds(10), Duration.ofMillis(5500)));
+    offices.add(Office.start(cluster, "spring", Duration.ofSeconds(10), Duration.ofSeconds(1)));
+    Map<Kind, List<Sample>> samples = new EnumMap<>(Kind.class);
+    for (int round = 0; round < events; round++) {
+      for (Kind kind : kinds) {
+        settle();
+        Sample sample = once(kind);
+        samples.computeIfAbsent(kind, k -> new ArrayList<>()).add(sample);
+        System.err.println(kind + " #" + (round + 1) + ": " + sample);
+      }
+    }
+    return report(samples);
+  }
+
+  /** Waits until all three members are up, a raft leader is known and every office leads. */
+  private void settle() throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      boolean up = cluster.members().stream().allMatch(EtcdMember::isHealthy);
+      boolean led = offices.stream().allMatch(office -> office.election.isLeader());
+      if (up && led && cluster.leaderIndex() >= 0) {
+        break;
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException("cluster or offices did not settle within 60 s");
+      }
+      Thread.sleep(100);
+    }
+    Thread.sleep(SETTLE.toMillis()); // a quiet stretch between events, not a wait for a state
+  }
+
+  private Sample once(Kind kind) throws InterruptedException {
+    int leader = cluster.leaderIndex();
+    EtcdMember member = cluster.member(leader);
+    for (Office office : offices) {
+      office.lowestSlack = Long.MAX_VALUE;
+    }
+    long eventAt = System.nanoTime();
+    switch (kind) {
+      case KILL -> member.kill();
+      case STOP -> {
+        member.pause();
+        eventAt = System.nanoTime(); // once the signal was sent: kill(1) itself takes a few ms
+      }
+      case MOVE -> moveLeaderFrom(leader);
+    }
+    final long at = eventAt;
+    if (kind == Kind.STOP) {
+      Thread.sleep(STALL.toMillis());
+      member.resume();
+    }
+    long until = at + EVENT_WINDOW.toNanos();
+    while (System.nanoTime() - until < 0) {
+      boolean answered =
+          probes.stream().allMatch(probe -> probe.firstAnswerAfter(at, Probe.RENEW).isPresent())
+              && offices.stream().allMatch(office -> office.firstRoundAfter(at).isPresent());
+      if (answered && System.nanoTime() - at > TimeUnit.SECONDS.toNanos(5)) {
+        break;
+      }
+      Thread.sleep(20);
+    }
+    if (kind == Kind.KILL) {
+      member.start();
+    }
+    Sample sample = new Sample(kind);
+    sample.renew = first(at, Probe.RENEW);
+    sample.read = first(at, Probe.READ);
+    int killed = kind == Kind.KILL ? leader : -1;
+    sample.renewWorst = worst(at, Probe.RENEW, killed);
+    sample.readWorst = worst(at, Probe.READ, killed);
+    for (Office office : offices) {
+      sample.conch.add(office.firstRoundAfter(at).orElse(-1L));
+      sample.slack.add(office.lowestSlack);
+      sample.losses.add(office.lossesSince(at));
+    }
+    return sample;
+  }
+
+  /** The first answer of any member's probe to a request of {@code what} sent after {@code at}. */
+  private long first(long at, int what) {
+    return probes.stream()
+        .map(probe -> probe.firstAnswerAfter(at, what))
+        .flatMap(Optional::stream)
+        .min(Long::compare)
+        .orElse(-1L);
+  }
+
+  /**
+   * The last of the members (but {@code skipped}, a killed one) to answer a request of {@code what}
+   * sent after {@code at}: a member whose answers stall longer than the others' shows here.
+   */
+  private long worst(long at, int what, int skipped) {
+    long worst = 0;
+    for (int i = 0; i < probes.size(); i++) {
+      if (i != skipped) {
+        worst = Math.max(worst, probes.get(i).firstAnswerAfter(at, what).orElse(Long.MAX_VALUE));
+      }
+    }
+    return worst;
+  }
+
+  private void moveLeaderFrom(int leader) {
+    int target = (leader + 1) % 3;
+    Etcdctl.Result list =
+        Etcdctl.run(cluster.member(leader).endpoint(), Duration.ofSeconds(5), "member", "list");
+    String id = null;
+    for (String line : list.stdout().split("\n")) {
+      String[] fields = line.split(",\\s*");
+      if (fields.length > 2 && fields[2].equals(cluster.member(target).name())) {
+        id = fields[0];
+      }
+    }
+    if (id == null) {
+      throw new IllegalStateException("no member id for " + cluster.member(target) + ": " + list);
+    }
+    Etcdctl.Result moved =
+        Etcdctl.run(cluster.member(leader).endpoint(), Duration.ofSeconds(10), "move-leader", id);
+    if (!moved.succeeded()) {
+      throw new IllegalStateException("move-leader failed: " + moved);
+    }
+  }
+
+  private String report(Map<Kind, List<Sample>> samples) {
+    StringBuilder out = new StringBuilder();
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "etcd %s, 3 members on loopback. Times in ms from the event, median / p99 / max: etcd's"
+                + " first answer to a request sent after it (any member; the slowest member to"
+                + " answer); conch's first round answered (renewal and confirming read) after it."
+                + " Slack: the term's lowest time left before it would end, min / median.%n",
+            etcdVersion()));
+    for (Map.Entry<Kind, List<Sample>> entry : samples.entrySet()) {
+      List<Sample> list = entry.getValue();
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "%n%s, %d events%n  etcd renewal %s (slowest member %s); linearizable read %s"
+                  + " (slowest member %s)%n",
+              entry.getKey().name().toLowerCase(Locale.ROOT),
+              list.size(),
+              stats(list, s -> s.renew),
+              stats(list, s -> s.renewWorst),
+              stats(list, s -> s.read),
+              stats(list, s -> s.readWorst)));
+      for (int i = 0; i < offices.size(); i++) {
+        int index = i;
+        out.append(
+            String.format(
+                Locale.ROOT,
+                "  conch %-28s first round %-20s slack %-14s terms lost %d%n",
+                offices.get(i).name,
+                stats(list, s -> s.conch.get(index)),
+                lowest(list, s -> s.slack.get(index)),
+                list.stream().mapToInt(s -> s.losses.get(index)).sum()));
+      }
+    }
+    return out.toString();
+  }
+
+  private interface Figure {
+    long of(Sample sample);
+  }
+
+  private static String stats(List<Sample> samples, Figure figure) {
+    List<Long> values = new ArrayList<>();
+    int missing = 0;
+    for (Sample sample : samples) {
+      long v = figure.of(sample);
+      if (v < 0 || v == Long.MAX_VALUE) {
+        missing++;
+      } else {
+        values.add(v);
+      }
+    }
+    if (values.isEmpty()) {
+      return "none";
+    }
+    values.sort(Long::compare);
+    long median = values.get(values.size() / 2);
+    long p99 = values.get(Math.min(values.size() - 1, (int) Math.ceil(values.size() * 0.99) - 1));
+    long max = values.get(values.size() - 1);
+    return ms(median) + " / " + ms(p99) + " / " + ms(max) + (missing > 0 ? " !" + missing : "");
+  }
+
+  /** For the slack, where the low end is what matters: min / median. */
+  private static String lowest(List<Sample> samples, Figure figure) {
+    List<Long> values = new ArrayList<>();
+    for (Sample sample : samples) {
+      long v = figure.of(sample);
+      if (v != Long.MAX_VALUE) {
+        values.add(v);
+      }
+    }
+    if (values.isEmpty()) {
+      return "none";
+    }
+    values.sort(Long::compare);
+    return ms(values.get(0)) + " / " + ms(values.get(values.size() / 2));
+  }
+
+  private static String ms(long nanos) {
+    return Long.toString(TimeUnit.NANOSECONDS.toMillis(nanos));
+  }
+
+  private static String etcdVersion() {
+    try {
+      Process version = new ProcessBuilder("etcd", "--version").redirectErrorStream(true).start();
+      String first = new String(version.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      version.waitFor(5, TimeUnit.SECONDS);
+      return first.lines().findFirst().orElse("?").replace("etcd Version: ", "");
+    } catch (Exception e) {
+      return "?";
+    }
+  }
+
+  private void close() {
+    offices.forEach(Office::close);
+    probes.forEach(Probe::close);
+  }
+
+  /** One event's figures, in nanoseconds from the event; -1 where nothing was answered. */
+  private static final class Sample {
+    final Kind kind;
+    long renew;
+    long read;
+    long renewWorst;
+    long readWorst;
+    final List<Long> conch = new ArrayList<>();
+    final List<Long> slack = new ArrayList<>();
+    final List<Integer> losses = new ArrayList<>();
+
+    Sample(Kind kind) {
+      this.kind = kind;
+    }
+
+    @Override
+    public String toString() {
+      return String.format(
+          Locale.ROOT,
+          "renewal %d ms (slowest member %s), read %d ms (slowest member %s), conch %s ms,"
+              + " slack %s ms, lost %s",
+          TimeUnit.NANOSECONDS.toMillis(renew),
+          renewWorst == Long.MAX_VALUE ? "none" : ms(renewWorst),
+          TimeUnit.NANOSECONDS.toMillis(read),
+          readWorst == Long.MAX_VALUE ? "none" : ms(readWorst),
+          conch.stream().map(n -> ms(n)).toList(),
+          slack.stream().map(n -> n == Long.MAX_VALUE ? "-" : ms(n)).toList(),
+          losses);
+    }
+  }
+
+  /**
+   * etcd's own answers through one member: a renewal of a lease of its own and a linearizable read,
+   * each sent every {@value #PROBE_EVERY_MILLIS} ms without waiting for the one before.
+   */
+  private static final class Probe implements AutoCloseable {
+    static final int RENEW = 0;
+    static final int READ = 1;
+
+    private final Client client;
+    private final Thread thread;
+    // {send, answer} pairs, nanoTime.
+    private final List<List<long[]>> answers =
+        List.of(new CopyOnWriteArrayList<>(), new CopyOnWriteArrayList<>());
+    private volatile boolean closed;
+    private volatile long lease;
+
+    private Probe(String endpoint) {
+      this.client =
+          EtcdClients.builder(EtcdClients.parseEndpoints(endpoint), Duration.ofSeconds(10)).build();
+      this.thread = new Thread(this::run, "silence-probe " + endpoint);
+      this.thread.setDaemon(true);
+    }
+
+    static Probe start(String endpoint) {
+      Probe probe = new Probe(endpoint);
+      probe.thread.start();
+      return probe;
+    }
+
+    Optional<Long> firstAnswerAfter(long at, int what) {
+      long best = Long.MAX_VALUE;
+      for (long[] pair : answers.get(what)) {
+        if (pair[0] - at >= 0 && pair[1] - at < best) {
+          best = pair[1] - at;
+        }
+      }
+      return best == Long.MAX_VALUE ? Optional.empty() : Optional.of(best);
+    }
+
+    private void run() {
+      ByteSequence key = ByteSequence.from("/silence-probe", StandardCharsets.UTF_8);
+      while (!closed) {
+        long sent = System.nanoTime();
+        try {
+          if (lease == 0) {
+            lease = client.getLeaseClient().grant(600).get(10, TimeUnit.SECONDS).getID();
+          }
+          client
+              .getLeaseClient()
+              .keepAliveOnce(lease)
+              .thenRun(() -> answers.get(RENEW).add(new long[] {sent, System.nanoTime()}));
+          client
+              .getKVClient()
+              .get(key)
+              .thenRun(() -> answers.get(READ).add(new long[] {sent, System.nanoTime()}));
+        } catch (InterruptedException e) {
+          return;
+        } catch (Exception e) {
+          // etcd away: try again next time
+        }
+        try {
+          Thread.sleep(PROBE_EVERY_MILLIS); // the probe's pace, not a wait for a state
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    }
+
+    @Override
+    public void close() {
+      closed = true;
+      thread.interrupt();
+      client.close();
+    }
+  }
+
+  /** One conch session holding one office, its term's deadline watched every 5 ms. */
+  private static final class Office implements AutoCloseable {
+    private final String name;
+    private final Client client;
+    private final EtcdSession session;
+    private final Election election;
+    private final long lossLeadNanos;
+    private final Thread watcher;
+    // nanoTime of every move of the term's deadline.
+    private final List<Long> rounds = new CopyOnWriteArrayList<>();
+    private final List<Long> losses = new CopyOnWriteArrayList<>();
+    volatile long lowestSlack = Long.MAX_VALUE;
+    private volatile boolean closed;
+
+    private Office(EtcdCluster cluster, String name, Duration ttl, Duration stop, Duration margin) {
+      this.name =
+          name + " (ttl " + Durations.format(ttl) + ", stop " + Durations.format(stop) + ")";
+      this.client =
+          EtcdClients.builder(
+                  EtcdClients.parseEndpoints(cluster.endpoints()), SessionOptions.DEFAULT_TIMEOUT)
+              .build();
+      this.session = EtcdSession.open(client, SessionOptions.defaults().withTtl(ttl));
+      this.election =
+          session.election(
+              ElectionOptions.builder(name).stopTimeout(stop).safetyMargin(margin).build());
+      this.lossLeadNanos = stop.plus(margin).toNanos();
+      election.addListener(
+          event -> {
+            if (event instanceof ElectionEvent.Lost) {
+              losses.add(System.nanoTime());
+            }
+          });
+      this.watcher = new Thread(this::watch, "silence-office " + name);
+      this.watcher.setDaemon(true);
+    }
+
+    static Office start(EtcdCluster cluster, String name, Duration ttl, Duration stop)
+        throws InterruptedException {
+      Office office = new Office(cluster, name, ttl, stop, ElectionOptions.DEFAULT_SAFETY_MARGIN);
+      office.election.start();
+      if (!office.election.awaitLeadership(Duration.ofSeconds(30))) {
+        throw new IllegalStateException("office " + name + " did not lead within 30 s");
+      }
+      office.watcher.start();
+      return office;
+    }
+
+    Optional<Long> firstRoundAfter(long at) {
+      return rounds.stream().filter(t -> t - at >= 0).findFirst().map(t -> t - at);
+    }
+
+    int lossesSince(long at) {
+      return (int) losses.stream().filter(t -> t - at >= 0).count();
+    }
+
+    private void watch() {
+      LongSupplier now = System::nanoTime;
+      long lastDeadline = 0;
+      while (!closed) {
+        Optional<Leadership> term = election.leadership();
+        if (term.isPresent()) {
+          long left = term.get().timeToDeadline().toNanos();
+          long t = now.getAsLong();
+          long deadline = t + left;
+          if (lastDeadline != 0 && deadline - lastDeadline > TimeUnit.MILLISECONDS.toNanos(20)) {
+            rounds.add(t);
+          }
+          lastDeadline = deadline;
+          lowestSlack = Math.min(lowestSlack, left - lossLeadNanos);
+        } else {
+          lastDeadline = 0;
+        }
+        try {
+          Thread.sleep(5);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    }
+
+    @Override
+    public void close() {
+      closed = true;
+      watcher.interrupt();
+      election.close();
+      session.close();
+      client.close();
+    }
+  }
+}

@@ -1,0 +1,138 @@
+package dev.conch.etcd;
+
+import dev.conch.Durations;
+import dev.conch.EtcdUnavailableException;
+import dev.conch.Ticker;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Iterator;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The attempts of one kind of request that the lease keeper sent and that may still be answered.
+ *
+ * <p>An attempt that is not answered within its round is not given up: it stays open until etcd
+ * answers it or its gRPC deadline ends it, and the next round's attempt goes out beside it (to the
+ * next member, round-robin). Whichever is answered first counts, by its own send time. After an
+ * etcd raft leader change the members answer again at the same moment, when the new leader's lessor
+ * is promoted: an attempt abandoned just before would have been answered then, and with overlapping
+ * attempts there is always one waiting for that moment. A paused member holds only the attempts
+ * sent to it, not the others.
+ *
+ * <p>Used by the keeper's thread only.
+ *
+ * @param <T> the answer
+ */
+final class OpenAttempts<T> {
+
+  /** An attempt: when it was sent, and its answer. */
+  record Attempt<T>(long sentAt, CompletableFuture<T> answer) {}
+
+  /** An answered attempt: when it was sent, and what etcd said. */
+  record Answer<T>(long sentAt, T value) {}
+
+  private final Ticker ticker;
+  private final String what;
+  private final Predicate<Throwable> final_;
+  private final Deque<Attempt<T>> open = new ArrayDeque<>();
+  private boolean answered;
+  private long newestAnswered;
+
+  /**
+   * @param what the request in words, for messages ("lease renewal")
+   * @param isFinal which failures end the wait at once, whatever else is open (a lease not found)
+   */
+  OpenAttempts(Ticker ticker, String what, Predicate<Throwable> isFinal) {
+    this.ticker = ticker;
+    this.what = what;
+    this.final_ = isFinal;
+  }
+
+  /** Adds an attempt sent at {@code sentAt}. */
+  void add(long sentAt, CompletableFuture<T> answer) {
+    open.addLast(new Attempt<>(sentAt, answer));
+  }
+
+  /** How many attempts are open. */
+  int size() {
+    return open.size();
+  }
+
+  /** Forgets every open attempt (their answers no longer matter: a lease given up). */
+  void clear() {
+    open.clear();
+  }
+
+  /**
+   * Waits until some open attempt is answered, at most {@code wait}: the answered attempt sent
+   * last, newer than any answer returned before. Attempts that failed are dropped.
+   *
+   * @throws EtcdUnavailableException when nothing is answered within {@code wait}, or every open
+   *     attempt failed, or a {@linkplain #OpenAttempts final} failure came: naming the last error
+   */
+  Answer<T> await(Duration wait) throws InterruptedException {
+    long until = ticker.nanoTime() + Math.max(1, wait.toNanos());
+    @Nullable Throwable lastError = null;
+    while (true) {
+      Answer<T> best = null;
+      for (Iterator<Attempt<T>> it = open.iterator(); it.hasNext(); ) {
+        Attempt<T> attempt = it.next();
+        if (!attempt.answer().isDone()) {
+          continue;
+        }
+        it.remove();
+        try {
+          T value = attempt.answer().getNow(null);
+          if ((!answered || attempt.sentAt() - newestAnswered > 0)
+              && (best == null || attempt.sentAt() - best.sentAt() > 0)) {
+            best = new Answer<>(attempt.sentAt(), value);
+          }
+        } catch (RuntimeException e) {
+          Throwable cause = EtcdCalls.unwrap(e);
+          if (final_.test(cause)) {
+            throw new EtcdUnavailableException(
+                what + " failed: " + EtcdCalls.describe(cause), cause);
+          }
+          lastError = cause;
+        }
+      }
+      if (best != null) {
+        answered = true;
+        newestAnswered = best.sentAt();
+        return best;
+      }
+      long left = until - ticker.nanoTime();
+      if (open.isEmpty()) {
+        Throwable cause = lastError == null ? new IllegalStateException("nothing sent") : lastError;
+        throw new EtcdUnavailableException(what + " failed: " + EtcdCalls.describe(cause), cause);
+      }
+      if (left <= 0) {
+        // The cause says "timed out": the keeper then sends the next attempt at once.
+        TimeoutException timedOut = new TimeoutException(what + " not answered");
+        if (lastError != null) {
+          timedOut.addSuppressed(lastError);
+        }
+        throw new EtcdUnavailableException(
+            "etcd did not answer "
+                + what
+                + " within "
+                + Durations.format(wait)
+                + (open.size() > 1 ? " (" + open.size() + " attempts open)" : ""),
+            timedOut);
+      }
+      try {
+        CompletableFuture.anyOf(
+                open.stream().map(Attempt::answer).toArray(CompletableFuture[]::new))
+            .get(left, TimeUnit.NANOSECONDS);
+      } catch (ExecutionException | TimeoutException e) {
+        // looked at in the next pass: which one, and how it ended
+      }
+    }
+  }
+}
