@@ -69,7 +69,7 @@ public final class ChaosSoak {
         options.apps(),
         options.duration().toSeconds(),
         options.specDefaults()
-            ? "the supervisors' defaults (ttl 10 s, kill-after 5 s)"
+            ? "the supervisors' defaults (ttl 15 s, kill-after 5 s)"
             : "ttl " + options.ttl().toSeconds() + " s",
         options.seed(),
         options.faults(),

@@ -35,11 +35,11 @@ import java.util.function.LongSupplier;
  * gracefully ({@code etcdctl move-leader}). etcd's side is measured by probes of their own, one
  * client per member, each sending a renewal of a probe lease and a linearizable read every 25 ms
  * without waiting for the last one: etcd's silence after an event is the time until the first
- * answer to a request sent after it. conch's side is two sessions holding an office, one with the
- * CLI's defaults (TTL 10 s, kill-after 5 s) and one with the Spring defaults (TTL 10 s, stop
- * timeout 1 s): the time until the term's deadline D first moves on (a renewal and the confirming
- * read of its key both answered), the lowest slack before the term would have ended (D minus its
- * loss lead), and every term lost.
+ * answer to a request sent after it. conch's side is three sessions holding an office: one with the
+ * CLI's defaults (TTL 15 s, kill-after 5 s), one with its defaults before 2026-12 (TTL 10 s) and
+ * one with the Spring defaults (TTL 10 s, stop timeout 1 s): the time until the term's deadline D
+ * first moves on (a renewal and the confirming read of its key both answered), the lowest slack
+ * before the term would have ended (D minus its loss lead), and every term lost.
  *
  * <pre>
  * mvn -B -ntp -q -pl conch-chaos -am package -DskipTests -Dsoak \
@@ -139,8 +139,10 @@ public final class LeaderChangeSilence {
   private Sample once(Kind kind) throws InterruptedException {
     int leader = cluster.leaderIndex();
     EtcdMember member = cluster.member(leader);
-    for (Office office : offices) {
-      office.lowestSlack = Long.MAX_VALUE;
+    long[] failuresBefore = new long[offices.size()];
+    for (int i = 0; i < offices.size(); i++) {
+      offices.get(i).lowestSlack = Long.MAX_VALUE;
+      failuresBefore[i] = offices.get(i).session.renewalFailures();
     }
     long eventAt = System.nanoTime();
     switch (kind) {
@@ -175,10 +177,17 @@ public final class LeaderChangeSilence {
     int killed = kind == Kind.KILL ? leader : -1;
     sample.renewWorst = worst(at, Probe.RENEW, killed);
     sample.readWorst = worst(at, Probe.READ, killed);
-    for (Office office : offices) {
-      sample.conch.add(office.firstRoundAfter(at).orElse(-1L));
+    long etcdBack = Math.max(sample.renew, sample.read);
+    for (int i = 0; i < offices.size(); i++) {
+      Office office = offices.get(i);
+      long round = office.firstRoundAfter(at).orElse(-1L);
+      sample.conch.add(round);
       sample.slack.add(office.lowestSlack);
       sample.losses.add(office.lossesSince(at));
+      // conch's own part: from etcd answering again to conch's first answered round, counted only
+      // where the session was failing then (else it was merely not due yet).
+      boolean failing = office.session.renewalFailures() > failuresBefore[i];
+      sample.lag.add(failing && round >= 0 && etcdBack >= 0 ? Math.max(0, round - etcdBack) : -1L);
     }
     return sample;
   }
@@ -234,7 +243,9 @@ public final class LeaderChangeSilence {
             Locale.ROOT,
             "etcd %s, 3 members on loopback. Times in ms from the event, median / p99 / max: etcd's"
                 + " first answer to a request sent after it (any member; the slowest member to"
-                + " answer); conch's first round answered (renewal and confirming read) after it."
+                + " answer); conch's first round answered (renewal and confirming read) after it,"
+                + " and its lag: from etcd's answer to that round, where conch's renewals were"
+                + " failing (!n: events without one)."
                 + " Slack: the term's lowest time left before it would end, min / median.%n",
             etcdVersion()));
     for (Map.Entry<Kind, List<Sample>> entry : samples.entrySet()) {
@@ -255,9 +266,10 @@ public final class LeaderChangeSilence {
         out.append(
             String.format(
                 Locale.ROOT,
-                "  conch %-28s first round %-20s slack %-14s terms lost %d%n",
+                "  conch %-28s first round %-20s lag %-20s slack %-14s terms lost %d%n",
                 offices.get(i).name,
                 stats(list, s -> s.conch.get(index)),
+                stats(list, s -> s.lag.get(index)),
                 lowest(list, s -> s.slack.get(index)),
                 list.stream().mapToInt(s -> s.losses.get(index)).sum()));
       }
@@ -335,6 +347,7 @@ public final class LeaderChangeSilence {
     long readWorst;
     final List<Long> conch = new ArrayList<>();
     final List<Long> slack = new ArrayList<>();
+    final List<Long> lag = new ArrayList<>();
     final List<Integer> losses = new ArrayList<>();
 
     Sample(Kind kind) {

@@ -1,5 +1,6 @@
 package dev.conch.chaos;
 
+import dev.conch.process.ExternalCommandRunner;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -11,7 +12,7 @@ import java.util.Set;
  * instances of the sample app (Spring's {@code ExternalCommandRunner}) rather than {@code conch
  * elect}.
  *
- * @param specDefaults whether the supervisors run with their own defaults (TTL 10 s, kill-after 5
+ * @param specDefaults whether the supervisors run with their own defaults (TTL 15 s, kill-after 5
  *     s): then {@code ttl} and {@code killAfter} are not passed to them, and only describe those
  *     defaults to the report
  * @param stall how long the benign faults {@link Fault#STALL_RAFT_LEADER} and {@link
@@ -44,11 +45,11 @@ record SoakOptions(
    */
   static final Duration PRIORITY_TENURE = Duration.ofSeconds(2);
 
-  /** The TTL of {@code conch elect} when none is given. */
-  static final Duration DEFAULT_TTL = Duration.ofSeconds(10);
+  /** The TTL of {@code conch elect} when none is given (and of a Spring app with a runner). */
+  static final Duration DEFAULT_TTL = ExternalCommandRunner.DEFAULT_TTL;
 
   /** The kill-after of {@code conch elect} when none is given. */
-  static final Duration DEFAULT_KILL_AFTER = Duration.ofSeconds(5);
+  static final Duration DEFAULT_KILL_AFTER = ExternalCommandRunner.DEFAULT_KILL_AFTER;
 
   /** How long a benign stall stops a member: an fsync hiccup, a short GC pause. */
   static final Duration DEFAULT_STALL = Duration.ofMillis(1500);

@@ -1,5 +1,9 @@
 package dev.conch.chaos;
 
+import dev.conch.ElectionOptions;
+import dev.conch.etcd.SessionOptions;
+import dev.conch.etcd.TimingBudget;
+import dev.conch.process.ExternalCommandRunner;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -76,15 +80,26 @@ final class SoakReport {
 
   /**
    * The times etcd answered the probe's renewals, the renewal window W of the supervisors (TTL
-   * minus kill-after minus the 1 s margin) and the silence within it their budget tolerates (3W/4,
-   * {@code RenewalBudget}).
+   * minus kill-after minus the 1 s margin) and the silence within it their budget tolerates (the
+   * timing budget's outage ridden out, W minus the renew interval minus an attempt).
    */
   record EtcdProbe(List<Long> answers, Duration window, Duration tolerated) {
 
+    /** conch elect's call timeout, which bounds a renewal attempt. */
+    private static final Duration CALL_TIMEOUT = Duration.ofSeconds(3);
+
     /** The probe of supervisors with {@code ttl} and {@code killAfter}. */
     static EtcdProbe of(List<Long> answers, Duration ttl, Duration killAfter) {
-      Duration window = ttl.minus(killAfter).minusSeconds(1);
-      return new EtcdProbe(answers, window, window.multipliedBy(3).dividedBy(4));
+      TimingBudget budget =
+          TimingBudget.ofRunner(
+              SessionOptions.defaults().withTtl(ttl).withTimeout(CALL_TIMEOUT),
+              ElectionOptions.builder("chaos")
+                  .stopTimeout(killAfter.plus(ExternalCommandRunner.STOP_SLACK))
+                  .build(),
+              killAfter,
+              ExternalCommandRunner.DEFAULT_HOOK_TIMEOUT,
+              false);
+      return new EtcdProbe(answers, budget.window(), budget.outageRiddenOut());
     }
   }
 

@@ -105,7 +105,7 @@ class SoakReportTest {
         List.of(
             new FaultRecord(
                 Fault.STALL_RAFT_LEADER, "conch-0 (raft leader)", -1, at(17), at(18) + S / 2));
-    // TTL 10 s, kill-after 5 s: a 4 s renewal window, 3 s of silence tolerated.
+    // TTL 10 s, kill-after 5 s: a 4 s renewal window, 2.5 s of silence tolerated (W - I - A).
     List<Long> answers = new ArrayList<>();
     for (long ms = 0; ms <= 60_000; ms += 100) {
       long t = T0 + ms * 1_000_000;
@@ -126,7 +126,7 @@ class SoakReportTest {
     assertThat(report.etcdGap(at(20))).isGreaterThanOrEqualTo(Duration.ofMillis(3_200));
     assertThat(report.render())
         .contains("loss explained by etcd: token 10 (candidate 1)")
-        .contains("(the renewal budget tolerates 3000 ms)")
+        .contains("(the renewal budget tolerates 2500 ms)")
         .contains("needless losses: 0 of 1 losses");
 
     // The same loss while etcd answered the probe throughout is conch's: needless.

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The steadiness soak's quick mode (issue 11): three etcd members, supervisors with their defaults
- * (TTL 10 s, kill-after 5 s) and only benign faults (a member stopped for 1.5 s, the raft leader
+ * (TTL 15 s, kill-after 5 s) and only benign faults (a member stopped for 1.5 s, the raft leader
  * among them; the raft leader killed and restarted). Every safety check must hold; a term lost to
  * such a fault is needless. The long mode's figures are in docs/chaos.md.
  */

@@ -433,20 +433,25 @@ final class LeaseKeeper implements AutoCloseable {
     } else {
       reads.add(sendAt, confirmRead(keys));
     }
-    OpenAttempts.Answer<LeaseKeepAliveResponse> renewed = renewals.await(Duration.ofNanos(wait));
-    current.ttlNanos = TimeUnit.SECONDS.toNanos(renewed.value().getTTL());
-    long validUntil = renewed.sentAt() + current.ttlNanos;
-    if (validUntil - current.validUntil > 0) {
-      current.validUntil = validUntil;
-    }
+    renewals.await(
+        Duration.ofNanos(wait),
+        renewed -> {
+          current.ttlNanos = TimeUnit.SECONDS.toNanos(renewed.value().getTTL());
+          long validUntil = renewed.sentAt() + current.ttlNanos;
+          if (validUntil - current.validUntil > 0) {
+            current.validUntil = validUntil;
+          }
+        });
     if (keys.isEmpty()) {
       return;
     }
     while (true) {
       long rest = Math.max(1, sendAt + wait - ticker.nanoTime());
       try {
-        OpenAttempts.Answer<Confirmation> confirmed = reads.await(Duration.ofNanos(rest));
-        confirmed.value().apply(confirmed.sentAt() + current.ttlNanos, unexpected);
+        reads.await(
+            Duration.ofNanos(rest),
+            confirmed ->
+                confirmed.value().apply(confirmed.sentAt() + current.ttlNanos, unexpected));
         return;
       } catch (EtcdUnavailableException e) {
         int size = keysPerCheck;

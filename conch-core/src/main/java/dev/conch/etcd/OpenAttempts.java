@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
@@ -70,29 +71,38 @@ final class OpenAttempts<T> {
   }
 
   /**
-   * Waits until some open attempt is answered, at most {@code wait}: the answered attempt sent
-   * last, newer than any answer returned before. Attempts that failed are dropped.
+   * Waits, at most {@code wait}, until an attempt is answered and no attempt sent after it is still
+   * open: the round's own attempt, or, when that one failed, the newest one that did not. Every
+   * answer on the way is passed to {@code onAnswer} in the order the attempts were sent, each newer
+   * than any passed before (an older answer after a newer one moves nothing back, and is dropped
+   * with the attempts older than it), so that an answer counts as soon as it comes, even in a round
+   * that then times out.
    *
-   * @throws EtcdUnavailableException when nothing is answered within {@code wait}, or every open
-   *     attempt failed, or a {@linkplain #OpenAttempts final} failure came: naming the last error
+   * @throws EtcdUnavailableException when that does not happen within {@code wait} (its cause a
+   *     {@link TimeoutException}), or every open attempt failed, or a {@linkplain #OpenAttempts
+   *     final} failure came: naming the last error
    */
-  Answer<T> await(Duration wait) throws InterruptedException {
+  void await(Duration wait, Consumer<Answer<T>> onAnswer) throws InterruptedException {
     long until = ticker.nanoTime() + Math.max(1, wait.toNanos());
+    boolean answeredNow = false;
     @Nullable Throwable lastError = null;
     while (true) {
-      Answer<T> best = null;
       for (Iterator<Attempt<T>> it = open.iterator(); it.hasNext(); ) {
         Attempt<T> attempt = it.next();
+        if (answered && attempt.sentAt() - newestAnswered <= 0) {
+          it.remove(); // older than an answer already counted: it can tell nothing new
+          continue;
+        }
         if (!attempt.answer().isDone()) {
           continue;
         }
         it.remove();
         try {
           T value = attempt.answer().getNow(null);
-          if ((!answered || attempt.sentAt() - newestAnswered > 0)
-              && (best == null || attempt.sentAt() - best.sentAt() > 0)) {
-            best = new Answer<>(attempt.sentAt(), value);
-          }
+          answered = true;
+          newestAnswered = attempt.sentAt();
+          answeredNow = true;
+          onAnswer.accept(new Answer<>(attempt.sentAt(), value));
         } catch (RuntimeException e) {
           Throwable cause = EtcdCalls.unwrap(e);
           if (final_.test(cause)) {
@@ -102,16 +112,14 @@ final class OpenAttempts<T> {
           lastError = cause;
         }
       }
-      if (best != null) {
-        answered = true;
-        newestAnswered = best.sentAt();
-        return best;
+      if (answeredNow && open.stream().noneMatch(a -> a.sentAt() - newestAnswered > 0)) {
+        return;
       }
-      long left = until - ticker.nanoTime();
       if (open.isEmpty()) {
         Throwable cause = lastError == null ? new IllegalStateException("nothing sent") : lastError;
         throw new EtcdUnavailableException(what + " failed: " + EtcdCalls.describe(cause), cause);
       }
+      long left = until - ticker.nanoTime();
       if (left <= 0) {
         // The cause says "timed out": the keeper then sends the next attempt at once.
         TimeoutException timedOut = new TimeoutException(what + " not answered");

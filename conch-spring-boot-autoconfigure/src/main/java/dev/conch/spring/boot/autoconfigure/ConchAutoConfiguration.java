@@ -2,10 +2,12 @@ package dev.conch.spring.boot.autoconfigure;
 
 import dev.conch.Election;
 import dev.conch.InvalidArgumentException;
+import dev.conch.Setting;
 import dev.conch.etcd.EtcdClients;
 import dev.conch.etcd.EtcdSession;
 import dev.conch.etcd.SessionOptions;
 import dev.conch.local.LocalOffices;
+import dev.conch.process.ExternalCommandRunner;
 import dev.conch.spring.CandidacyPauses;
 import dev.conch.spring.ConchLifecycle;
 import dev.conch.spring.Elections;
@@ -255,11 +257,27 @@ public final class ConchAutoConfiguration {
                 SessionOptions options =
                     SessionOptions.defaults()
                         .withPrefix(properties.getEtcd().getPrefix())
-                        .withTtl(properties.getTtl())
+                        .withTtl(ttl(properties, environment))
                         .withTimeout(properties.getEtcd().getTimeout());
                 Duration renewInterval = properties.getRenewInterval();
                 return (renewInterval != null) ? options.withRenewInterval(renewInterval) : options;
               });
+    }
+
+    /**
+     * {@code conch.ttl}; unset, 10 s ({@link Setting#TTL}), or the runner's 15 s ({@link
+     * ExternalCommandRunner#DEFAULT_TTL}) when {@code conch.runner.command} is set, as {@code conch
+     * elect}'s: with its kill-after of 5 s, 10 s would leave too little to ride out an etcd raft
+     * leader change.
+     */
+    static Duration ttl(ConchProperties properties, Environment environment) {
+      Duration ttl = properties.getTtl();
+      if (ttl != null) {
+        return ttl;
+      }
+      return ConfiguredOffices.hasRunnerCommand(environment)
+          ? ExternalCommandRunner.DEFAULT_TTL
+          : Objects.requireNonNull(Setting.TTL.defaultValue());
     }
 
     /** The endpoints and where they were set, for the messages about an etcd out of reach. */

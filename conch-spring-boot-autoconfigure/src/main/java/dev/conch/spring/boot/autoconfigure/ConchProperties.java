@@ -26,9 +26,13 @@ public class ConchProperties {
   /** Office this instance campaigns for; defaults to spring.application.name. */
   private @Nullable String office;
 
-  /** Lease TTL shared by every office of this instance: whole seconds, at least 2s. */
+  /**
+   * Lease TTL shared by every office of this instance: whole seconds, at least 2s. Defaults to 10s,
+   * or to 15s when conch.runner.command is set: the runner's kill-after (5s) would leave too little
+   * of 10s to ride out an etcd raft leader change.
+   */
   @DurationUnit(ChronoUnit.SECONDS)
-  private Duration ttl = Duration.ofSeconds(10);
+  private @Nullable Duration ttl;
 
   /**
    * Longest interval between lease renewals; defaults to a third of the TTL. Renewals come more
@@ -92,11 +96,11 @@ public class ConchProperties {
     this.office = office;
   }
 
-  public Duration getTtl() {
+  public @Nullable Duration getTtl() {
     return this.ttl;
   }
 
-  public void setTtl(Duration ttl) {
+  public void setTtl(@Nullable Duration ttl) {
     this.ttl = ttl;
   }
 

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.conch.ElectionOptions;
 import dev.conch.etcd.SessionOptions;
+import dev.conch.etcd.TimingBudget;
+import dev.conch.process.ExternalCommandRunner;
 import dev.conch.spring.CandidacyPauses;
 import java.time.Duration;
 import java.util.List;
@@ -11,6 +13,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.util.TestPropertyValues;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.mock.env.MockEnvironment;
 
@@ -26,7 +29,50 @@ class ConchPropertiesTest {
 
   @Test
   void ttlDefaultIsTheSessionDefault() {
-    assertThat(this.properties.getTtl()).isEqualTo(SessionOptions.DEFAULT_TTL);
+    assertThat(this.properties.getTtl()).isNull();
+    assertThat(
+            ConchAutoConfiguration.EtcdConfiguration.sessionOptions(
+                    this.properties, new StandardEnvironment())
+                .ttl())
+        .isEqualTo(SessionOptions.DEFAULT_TTL);
+  }
+
+  @Test
+  void ttlDefaultWithARunnerIsTheCommandLinesSoThatARaftLeaderChangeIsRiddenOut() {
+    StandardEnvironment environment = new StandardEnvironment();
+    TestPropertyValues.of("conch.runner.command=sleep,600").applyTo(environment);
+
+    Duration ttl =
+        ConchAutoConfiguration.EtcdConfiguration.sessionOptions(this.properties, environment).ttl();
+
+    assertThat(ttl).isEqualTo(ExternalCommandRunner.DEFAULT_TTL);
+    SessionOptions session = SessionOptions.defaults().withTtl(ttl);
+    ElectionOptions runnerElection =
+        ElectionOptions.builder("jobs")
+            .stopTimeout(
+                ExternalCommandRunner.DEFAULT_KILL_AFTER.plus(ExternalCommandRunner.STOP_SLACK))
+            .build();
+    assertThat(
+            TimingBudget.ofRunner(
+                    session,
+                    runnerElection,
+                    ExternalCommandRunner.DEFAULT_KILL_AFTER,
+                    ExternalCommandRunner.DEFAULT_HOOK_TIMEOUT,
+                    false)
+                .ridesOutRaftLeaderChange())
+        .isTrue();
+  }
+
+  @Test
+  void aTtlSetIsKeptWithARunnerToo() {
+    StandardEnvironment environment = new StandardEnvironment();
+    TestPropertyValues.of("conch.runner.command=sleep,600").applyTo(environment);
+    this.properties.setTtl(Duration.ofSeconds(10));
+
+    assertThat(
+            ConchAutoConfiguration.EtcdConfiguration.sessionOptions(this.properties, environment)
+                .ttl())
+        .isEqualTo(Duration.ofSeconds(10));
   }
 
   @Test

@@ -123,6 +123,7 @@ class ConchEndpointAutoConfigurationTest {
         .withPropertyValues(
             "conch.standalone=false",
             "conch.etcd.endpoints=http://127.0.0.1:1",
+            "conch.ttl=10s", // with a runner the default would be 15 s
             "conch.runner.command=sleep,600",
             "conch.runner.office=jobs",
             "conch.runner.kill-after=2s",
