@@ -32,7 +32,7 @@ class RunnerIT {
 
       HandOver handOver =
           apps.stopLeader(first, SampleAppProcess::terminate, Duration.ofSeconds(30));
-      Figures.record(handOver.describe("graceful with a supervised child (SIGTERM, ttl 10s)"));
+      Figures.record(handOver.describe("graceful with a supervised child (SIGTERM, ttl 15s)"));
       assertThat(first.app().log()).contains("child " + child + " stopped");
       assertThat(ProcessHandle.of(child).filter(ProcessHandle::isAlive)).isEmpty();
       awaitChild(handOver.to());

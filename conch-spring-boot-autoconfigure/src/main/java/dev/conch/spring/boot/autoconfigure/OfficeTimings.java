@@ -11,10 +11,9 @@ import org.apache.commons.logging.LogFactory;
 
 /**
  * The {@link TimingBudget} of each office this instance campaigns for in etcd, recorded as its
- * election is made: logged once per office at start-up (INFO, one line; WARN, leading with it, when
- * an etcd raft leader change would end its terms), and shown by the {@code conch} endpoint's
- * overview. Offices of the application's own {@code Election} beans, and every office in standalone
- * mode, have none.
+ * election is made: logged once per office at start-up (INFO, one line; WARN when an etcd raft
+ * leader change would end its terms), and shown by the {@code conch} endpoint's overview. Offices
+ * of the application's own {@code Election} beans, and every office in standalone mode, have none.
  */
 public final class OfficeTimings {
 
