@@ -54,8 +54,8 @@ final class Explanation {
             + f(budget.renewInterval())
             + ", each attempt up to "
             + f(budget.attemptTimeout())
-            + "; one not answered in time stays open and the next goes at once to the next"
-            + " endpoint");
+            + "; one not answered within a quarter of that stays open, and another goes to the next"
+            + " endpoint beside it");
     line(
         lines,
         "etcd outage",

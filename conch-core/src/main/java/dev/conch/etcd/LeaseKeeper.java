@@ -29,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -452,6 +453,7 @@ final class LeaseKeeper implements AutoCloseable {
       throws InterruptedException {
     long left = current.validUntil - sendAt;
     long wait = Math.max(1, Math.min(left, plan.attemptTimeout().toNanos()));
+    long until = sendAt + wait;
     renewals.add(sendAt, client.getLeaseClient().keepAliveOnce(current.id));
     List<HeldKey> keys = heldKeysOf(current);
     if (keys.isEmpty()) {
@@ -459,8 +461,11 @@ final class LeaseKeeper implements AutoCloseable {
     } else {
       reads.add(sendAt, confirmRead(keys));
     }
-    renewals.await(
-        Duration.ofNanos(wait),
+    hedged(
+        renewals,
+        until,
+        wait,
+        () -> client.getLeaseClient().keepAliveOnce(current.id),
         renewed -> {
           current.ttlNanos = TimeUnit.SECONDS.toNanos(renewed.value().getTTL());
           long validUntil = renewed.sentAt() + current.ttlNanos;
@@ -472,10 +477,12 @@ final class LeaseKeeper implements AutoCloseable {
       return;
     }
     while (true) {
-      long rest = Math.max(1, sendAt + wait - ticker.nanoTime());
       try {
-        reads.await(
-            Duration.ofNanos(rest),
+        hedged(
+            reads,
+            until,
+            wait,
+            () -> confirmRead(keys),
             confirmed ->
                 confirmed.value().apply(confirmed.sentAt() + current.ttlNanos, unexpected));
         return;
@@ -493,6 +500,39 @@ final class LeaseKeeper implements AutoCloseable {
             keysPerCheck);
         reads.clear();
         reads.add(ticker.nanoTime(), confirmRead(keys));
+      }
+    }
+  }
+
+  /**
+   * Waits for {@code attempts} until {@code until}, and sends another attempt beside the open ones
+   * each quarter of the round's {@code wait} that passes unanswered: after a raft leader change the
+   * members answer again one after another, and an attempt stuck on one that is still catching up
+   * (a paused member, a read index the new leader dropped) holds up only itself.
+   *
+   * @throws EtcdUnavailableException as {@link OpenAttempts#await}, a timeout naming the whole wait
+   */
+  private <T> void hedged(
+      OpenAttempts<T> attempts,
+      long until,
+      long wait,
+      Supplier<CompletableFuture<T>> send,
+      Consumer<OpenAttempts.Answer<T>> onAnswer)
+      throws InterruptedException {
+    long hedge = Math.max(wait / 4, TimeUnit.MILLISECONDS.toNanos(10));
+    while (true) {
+      long left = until - ticker.nanoTime();
+      try {
+        attempts.await(Duration.ofNanos(Math.max(1, Math.min(hedge, left))), onAnswer);
+        return;
+      } catch (EtcdUnavailableException e) {
+        if (!(e.getCause() instanceof TimeoutException)) {
+          throw e;
+        }
+        if (until - ticker.nanoTime() <= 0) {
+          throw attempts.timedOut(Duration.ofNanos(wait), e);
+        }
+        attempts.add(ticker.nanoTime(), send.get());
       }
     }
   }

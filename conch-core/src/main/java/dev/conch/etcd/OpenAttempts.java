@@ -65,6 +65,20 @@ final class OpenAttempts<T> {
     return open.size();
   }
 
+  /**
+   * The failure of a wait of {@code wait} in all (made of shorter ones) that nothing answered in
+   * time, {@code last} being the failure of its last part.
+   */
+  EtcdUnavailableException timedOut(Duration wait, EtcdUnavailableException last) {
+    return new EtcdUnavailableException(
+        "etcd did not answer "
+            + what
+            + " within "
+            + Durations.format(wait)
+            + (open.size() > 1 ? " (" + open.size() + " attempts open)" : ""),
+        last.getCause());
+  }
+
   /** Forgets every open attempt (their answers no longer matter: a lease given up). */
   void clear() {
     open.clear();
