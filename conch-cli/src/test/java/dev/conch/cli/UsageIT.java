@@ -88,7 +88,7 @@ class UsageIT {
         bad("elect x --who --priority 3", "--priority", "running a command"),
         bad("elect x --bogus --who", "--bogus"),
         bad("elect x echo hi", "'--'"),
-        bad("elect x --kill-after 9s -- true", "--kill-after", "--ttl"),
+        bad("elect x --kill-after 14s -- true", "--kill-after", "--ttl"), // ttl 15 s
         bad("elect x --ttl 3s -- true", "--kill-after", "--ttl"),
         bad("elect x --who --cacert /no/such/ca.pem", "--cacert", "/no/such/ca.pem"),
         bad("elect x --who --cert /etc/hostname", "--cert", "--key"),

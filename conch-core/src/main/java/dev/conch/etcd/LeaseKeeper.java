@@ -39,11 +39,12 @@ import org.slf4j.LoggerFactory;
  * same round reads, in one request for up to 128 keys (fewer when etcd's {@code --max-txn-ops} is
  * lower: learned from its refusal), the keys of the terms held on it (do they still exist?) and the
  * keys its followers wait behind (are they gone?). One thread, {@code conch-lease}, on a monotonic
- * clock.
+ * clock. The renewal and the read go out side by side, and an attempt not answered in time stays
+ * open beside the next ({@link OpenAttempts}, {@link #hedged}).
  *
  * <p>The local deadline D of the lease is the send time of the last acknowledged renewal plus the
  * TTL etcd granted: etcd cannot expire the lease before D. A held key is believed until the send
- * time of the last round that found it plus that TTL, so a key deleted by someone else is noticed
+ * time of the last read that found it plus that TTL, so a key deleted by someone else is noticed
  * within one renew interval even when no watch delivers, and a key that cannot be confirmed is
  * given up as a lease that cannot be renewed would be. jetcd's own keep-alive is not used: it
  * measures on the wall clock and reports a loss only after the server has acted.

@@ -18,13 +18,12 @@ import org.jspecify.annotations.Nullable;
 /**
  * The attempts of one kind of request that the lease keeper sent and that may still be answered.
  *
- * <p>An attempt that is not answered within its round is not given up: it stays open until etcd
- * answers it or its gRPC deadline ends it, and the next round's attempt goes out beside it (to the
- * next member, round-robin). Whichever is answered first counts, by its own send time. After an
- * etcd raft leader change the members answer again at the same moment, when the new leader's lessor
- * is promoted: an attempt abandoned just before would have been answered then, and with overlapping
- * attempts there is always one waiting for that moment. A paused member holds only the attempts
- * sent to it, not the others.
+ * <p>An attempt that is not answered in time is not given up: it stays open until etcd answers it
+ * or its gRPC deadline ends it, and the keeper sends another beside it (to the next member,
+ * round-robin). Whichever is answered first counts, by its own send time. After an etcd raft leader
+ * change the members answer again once the new leader's lessor is promoted: an attempt abandoned
+ * just before would have been answered then, and with overlapping attempts there is always one
+ * waiting for that moment. A paused member holds only the attempts sent to it, not the others.
  *
  * <p>Used by the keeper's thread only.
  *
@@ -40,7 +39,7 @@ final class OpenAttempts<T> {
 
   private final Ticker ticker;
   private final String what;
-  private final Predicate<Throwable> final_;
+  private final Predicate<Throwable> isFinal;
   private final Deque<Attempt<T>> open = new ArrayDeque<>();
   private boolean answered;
   private long newestAnswered;
@@ -52,7 +51,7 @@ final class OpenAttempts<T> {
   OpenAttempts(Ticker ticker, String what, Predicate<Throwable> isFinal) {
     this.ticker = ticker;
     this.what = what;
-    this.final_ = isFinal;
+    this.isFinal = isFinal;
   }
 
   /** Adds an attempt sent at {@code sentAt}. */
@@ -119,7 +118,7 @@ final class OpenAttempts<T> {
           onAnswer.accept(new Answer<>(attempt.sentAt(), value));
         } catch (RuntimeException e) {
           Throwable cause = EtcdCalls.unwrap(e);
-          if (final_.test(cause)) {
+          if (isFinal.test(cause)) {
             throw new EtcdUnavailableException(
                 what + " failed: " + EtcdCalls.describe(cause), cause);
           }
