@@ -18,7 +18,7 @@ class SoakOptionsTest {
 
     assertThat(options.members()).isEqualTo(3);
     assertThat(options.specDefaults()).isTrue();
-    assertThat(options.ttl()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(options.ttl()).isEqualTo(Duration.ofSeconds(15)); // conch elect's, since 2026-12
     assertThat(options.killAfter()).isEqualTo(Duration.ofSeconds(5));
     assertThat(options.stall()).isEqualTo(Duration.ofMillis(1500));
     assertThat(options.faults())
