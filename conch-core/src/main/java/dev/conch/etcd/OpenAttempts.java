@@ -69,13 +69,17 @@ final class OpenAttempts<T> {
    * time, {@code last} being the failure of its last part.
    */
   EtcdUnavailableException timedOut(Duration wait, EtcdUnavailableException last) {
+    return timedOut(wait, last.getCause());
+  }
+
+  private EtcdUnavailableException timedOut(Duration wait, @Nullable Throwable cause) {
     return new EtcdUnavailableException(
         "etcd did not answer "
             + what
             + " within "
             + Durations.format(wait)
             + (open.size() > 1 ? " (" + open.size() + " attempts open)" : ""),
-        last.getCause());
+        cause);
   }
 
   /** Forgets every open attempt (their answers no longer matter: a lease given up). */
@@ -139,13 +143,7 @@ final class OpenAttempts<T> {
         if (lastError != null) {
           timedOut.addSuppressed(lastError);
         }
-        throw new EtcdUnavailableException(
-            "etcd did not answer "
-                + what
-                + " within "
-                + Durations.format(wait)
-                + (open.size() > 1 ? " (" + open.size() + " attempts open)" : ""),
-            timedOut);
+        throw timedOut(wait, timedOut);
       }
       try {
         CompletableFuture.anyOf(
