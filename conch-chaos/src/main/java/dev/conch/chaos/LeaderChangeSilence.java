@@ -44,7 +44,8 @@ import java.util.function.LongSupplier;
  * <pre>
  * mvn -B -ntp -q -pl conch-chaos -am package -DskipTests -Dsoak \
  *   -Dsoak.main=dev.conch.chaos.LeaderChangeSilence -Dexec.args="--events 20"
- * </pre> *
+ * </pre>
+ *
  * <p>Longer than most files here, on purpose: a benchmark, whose probes, offices and report are one
  * measurement and used nowhere else.
  */
