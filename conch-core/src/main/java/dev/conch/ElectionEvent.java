@@ -1,5 +1,6 @@
 package dev.conch;
 
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -36,6 +37,17 @@ public sealed interface ElectionEvent {
 
   /** Leadership ended against the candidate's will; it had led with {@code token}. */
   record Lost(String office, long token, LossReason reason) implements ElectionEvent {}
+
+  /**
+   * The term with {@code token} ended while leader-only work ({@link Leadership#startWork}) still
+   * ran at the stop's bound: each named call was interrupted, and may overlap a successor's work.
+   * Comes before the term's {@link Resigned}, {@link Transferred} or {@link Lost}.
+   */
+  record WorkInterrupted(String office, long token, List<String> work) implements ElectionEvent {
+    public WorkInterrupted {
+      work = List.copyOf(work);
+    }
+  }
 
   /** The gate refused to let the candidate campaign. */
   record Denied(String office, String reason) implements ElectionEvent {}

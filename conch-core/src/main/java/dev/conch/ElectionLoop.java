@@ -297,6 +297,11 @@ final class ElectionLoop {
     }
 
     @Override
+    public void workInterrupted(LeadershipTerm term, List<String> names) {
+      events.post(new ElectionEvent.WorkInterrupted(office, term.leadership().token(), names));
+    }
+
+    @Override
     public void ended(LeadershipTerm term, LossReason reason, @Nullable Throwable failure) {
       Leadership leadership = term.leadership();
       log.info("office {}: no longer leading (token {}): {}", office, leadership.token(), reason);
@@ -309,15 +314,46 @@ final class ElectionLoop {
         case TRANSFERRED -> events.post(new ElectionEvent.Transferred(office, leadership.token()));
         default -> events.post(new ElectionEvent.Lost(office, leadership.token(), reason));
       }
-      CompletableFuture<Void> release;
-      try {
-        release = release(term, reason);
-      } catch (RuntimeException | Error e) {
-        log.warn("office {}: release failed", office, e);
-        release = CompletableFuture.completedFuture(null);
+      CompletableFuture<Void> release = new CompletableFuture<>();
+      long hold = holdUntilDeadline(term, reason);
+      Runnable releasing =
+          () -> {
+            try {
+              release(term, reason).whenComplete((ok, error) -> release.complete(null));
+            } catch (RuntimeException | Error e) {
+              log.warn("office {}: release failed", office, e);
+              release.complete(null);
+            }
+          };
+      if (hold > 0) {
+        SharedThreads.TIMER.schedule(() -> loop.execute(releasing), hold, TimeUnit.NANOSECONDS);
+      } else {
+        releasing.run();
       }
       release.whenComplete((ok, error) -> loop.execute(() -> released(reason, failure)));
     }
+  }
+
+  /**
+   * How long the key is kept after an involuntary loss whose work or lose hook was left running:
+   * until the lease deadline D, so that no successor starts before the time the timing budget
+   * promises (deleted at once, it would let one lead at D minus the safety margin beside that
+   * work). 0 otherwise: the work stopped, or the key is gone already.
+   */
+  private long holdUntilDeadline(LeadershipTerm term, LossReason reason) {
+    if (!term.leftWorkBehind() || !LossRule.boundByDeadline(reason) || reason.successorMayLead()) {
+      return 0;
+    }
+    long hold = term.grant().validUntil() - ticker.nanoTime();
+    if (hold > 0) {
+      log.warn(
+          "office {}: work of term {} was left running; its key is kept until the lease deadline"
+              + " ({} from now) so that no successor starts beside it",
+          office,
+          term.leadership().token(),
+          Durations.format(Duration.ofNanos(hold)));
+    }
+    return hold;
   }
 
   /**

@@ -105,7 +105,7 @@ public final class FencedElection implements Election {
                     + office()
                     + "': the last resign has not finished within "
                     + Durations.format(stopBound())
-                    + " (a lose hook or the release has not returned); call start() again once"
+                    + " (leader-only work, a lose hook or the release has not returned); call start() again once"
                     + " it has (the future of resignAsync() completes then)");
           }
           return;
@@ -183,6 +183,7 @@ public final class FencedElection implements Election {
       command = Command.TRANSFER;
       monitor.notifyAll();
     }
+    detachCaller();
     loop.execute(loop::commanded);
     awaitLoop(() -> command != Command.TRANSFER, stopBound());
   }
@@ -212,6 +213,7 @@ public final class FencedElection implements Election {
       handOver = plan;
       monitor.notifyAll();
     }
+    detachCaller();
     loop.execute(loop::commanded);
     awaitLoop(() -> command != Command.TRANSFER, stopBound());
   }
@@ -297,8 +299,20 @@ public final class FencedElection implements Election {
       left = finished;
       monitor.notifyAll();
     }
+    detachCaller();
     loop.execute(loop::commanded);
     return left;
+  }
+
+  /**
+   * A term ended from inside its own leader-only work (a job that resigns) does not wait for that
+   * work: it would wait for itself until the stop's bound.
+   */
+  private void detachCaller() {
+    LeadershipTerm term = current;
+    if (term != null) {
+      term.detach(Thread.currentThread());
+    }
   }
 
   private void stop(Command how) {
@@ -313,9 +327,13 @@ public final class FencedElection implements Election {
     }
   }
 
-  /** Long enough for every lose hook and a release: the most a stop can take. */
+  /** Long enough for the leader-only work, every lose hook and a release: the most a stop takes. */
   private Duration stopBound() {
-    return options.hookTimeout().multipliedBy(handlers.size() + 1L).plusSeconds(10);
+    return options
+        .hookTimeout()
+        .multipliedBy(handlers.size() + 1L)
+        .plus(options.stopTimeout())
+        .plusSeconds(10);
   }
 
   private void awaitLoop(BooleanSupplier done, Duration bound) {

@@ -2,6 +2,7 @@ package dev.conch;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * One term of leadership of one office by this candidate: what acquire and lose hooks receive.
@@ -21,7 +22,42 @@ public final class Leadership {
 
     /** Nanoseconds until the lease could expire; 0 or less once it may have. */
     long nanosToDeadline();
+
+    /** Registers leader-only work on the calling thread; empty once the term takes none. */
+    Optional<Work> startWork(String name);
+
+    /** Whether no leader-only work of the term runs now. */
+    boolean isIdle();
   }
+
+  /**
+   * A call of leader-only work registered with its term ({@link #startWork}): the term's stop waits
+   * for it until it is {@link #close() closed}. Close it in a {@code finally}, on any thread.
+   */
+  public interface Work extends AutoCloseable {
+
+    /**
+     * Whether the term's stop interrupted the call: it still ran when the stop's bound (the stop
+     * timeout, or the safety margin before the lease deadline) was reached.
+     */
+    boolean interrupted();
+
+    /** The call has returned: the term's stop no longer waits for it. */
+    @Override
+    void close();
+  }
+
+  /** Work of a term that never ends: nothing waits for it, and nothing interrupts it. */
+  private static final Work UNTRACKED =
+      new Work() {
+        @Override
+        public boolean interrupted() {
+          return false;
+        }
+
+        @Override
+        public void close() {}
+      };
 
   private static final Validity ALWAYS =
       new Validity() {
@@ -33,6 +69,16 @@ public final class Leadership {
         @Override
         public long nanosToDeadline() {
           return Long.MAX_VALUE;
+        }
+
+        @Override
+        public Optional<Work> startWork(String name) {
+          return Optional.of(UNTRACKED);
+        }
+
+        @Override
+        public boolean isIdle() {
+          return true;
         }
       };
 
@@ -113,6 +159,39 @@ public final class Leadership {
   public Duration timeToDeadline() {
     long nanos = validity.nanosToDeadline();
     return nanos <= 0 ? Duration.ZERO : Duration.ofNanos(nanos);
+  }
+
+  /**
+   * Registers leader-only work of this term that runs now, on the calling thread: every way the
+   * term ends (resign, hand-over, shutdown, a health gate, the balancer, a lost lease) first takes
+   * no new work, then waits for the registered work to return, bounded by the office's stop timeout
+   * (and, after an involuntary loss, by the safety margin before the lease deadline), interrupts
+   * what still runs at that bound, and only then runs the lose hooks and releases the key. So a
+   * successor never leads while this work runs, except where a bound was hit; that is logged with
+   * the work's name. {@code @LeaderOnly} methods and {@code LeaderOnlyTasks} register themselves.
+   *
+   * <pre>{@code
+   * Optional<Leadership.Work> work = term.startWork("nightly-report");
+   * if (work.isEmpty()) return;              // the term is ending: do not start
+   * try (Leadership.Work running = work.get()) {
+   *   report();
+   * }
+   * }</pre>
+   *
+   * @param name how logs and meters name the work: a few fixed names, not one per run
+   * @return the registration, to close when the work returns; empty when the term has begun to stop
+   *     (the work must not start)
+   */
+  public Optional<Work> startWork(String name) {
+    return validity.startWork(Objects.requireNonNull(name, "name"));
+  }
+
+  /**
+   * Whether no registered leader-only work of this term runs now ({@link #startWork}): a stop now
+   * would not wait.
+   */
+  public boolean isIdle() {
+    return validity.isIdle();
   }
 
   @Override

@@ -4,6 +4,7 @@ import dev.conch.FencedLock.Grant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
@@ -15,8 +16,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One term of leadership, from the win to the release: it owns the grant, runs the acquire hooks,
- * holds until the term ends, runs the lose hooks of every handler whose acquire hook was called,
- * and tells its election, which releases the grant. Why it ends is {@link LossRule}'s to say.
+ * holds until the term ends, waits for its leader-only work, runs the lose hooks of every handler
+ * whose acquire hook was called, and tells its election, which releases the grant. Why it ends is
+ * {@link LossRule}'s to say.
+ *
+ * <p>This is the one safe point of every way a term ends (resign, transfer, close, a gate, a lost
+ * lease): the term takes no new leader-only work ({@link Leadership#startWork}), waits for what
+ * runs (bounded by the stop timeout, and after an involuntary loss by the safety margin before the
+ * lease deadline; at once when a successor may lead), interrupts what still runs at that bound and
+ * names it ({@link Outcome#workInterrupted}), and only then runs the lose hooks. Work or a hook
+ * left running after an involuntary loss is remembered ({@link #leftWorkBehind()}): the release
+ * then waits for the lease deadline, so that no successor starts before it.
  *
  * <p>A term never waits: every method runs on its election's loop ({@link Serial}), and learns of a
  * change from a {@link #check()} (the store's news, a command, a timer) or from a hook that
@@ -52,8 +62,11 @@ final class LeadershipTerm implements Leadership.Validity {
     /** Every acquire hook passed and the term still holds. */
     void leading(LeadershipTerm term);
 
-    /** The term ended (no longer valid); its lose hooks run next. */
+    /** The term ended (no longer valid); its leader-only work is awaited, then its lose hooks. */
     void ending(LeadershipTerm term);
+
+    /** The stop's bound was reached while the named leader-only work still ran: interrupted. */
+    void workInterrupted(LeadershipTerm term, List<String> names);
 
     /** The lose hooks ran; the grant is to be released. {@code failure} is what broke the term. */
     void ended(LeadershipTerm term, LossReason reason, @Nullable Throwable failure);
@@ -62,6 +75,7 @@ final class LeadershipTerm implements Leadership.Validity {
   private enum Phase {
     ACQUIRING,
     HOLDING,
+    DRAINING,
     LOSING,
     DONE
   }
@@ -79,7 +93,9 @@ final class LeadershipTerm implements Leadership.Validity {
   private final Executor loop;
   private final Outcome outcome;
   private final List<LeadershipHandler> started = new ArrayList<>();
+  private final RunningWork work = new RunningWork();
   private volatile boolean over;
+  private volatile boolean leftBehind; // work or a hook still ran when an involuntary stop went on
 
   // Confined to the loop.
   private Phase phase = Phase.ACQUIRING;
@@ -87,6 +103,7 @@ final class LeadershipTerm implements Leadership.Validity {
   private @Nullable LeadershipHandler runningHandler;
   private boolean interrupted; // the running acquire hook was asked to return
   private long hookStartedAt;
+  private long drainStartedAt;
   private int next;
   private @Nullable ScheduledFuture<?> timer;
   private boolean warned; // the running lose hook overran the stop timeout
@@ -158,6 +175,30 @@ final class LeadershipTerm implements Leadership.Validity {
     return grant.validUntil() - ticker.nanoTime();
   }
 
+  @Override
+  public Optional<Leadership.Work> startWork(String name) {
+    // Not once the loss lead was reached either: the stop that follows would have to interrupt it.
+    return isValid() ? work.start(name) : Optional.empty();
+  }
+
+  @Override
+  public boolean isIdle() {
+    return work.isIdle();
+  }
+
+  /** Stops waiting for the leader-only work of the calling thread (it ends its own term). */
+  void detach(Thread thread) {
+    work.detach(thread);
+  }
+
+  /**
+   * Whether leader-only work or a lose hook still ran when a stop bound by the lease deadline went
+   * on without it: the key must then outlive the deadline.
+   */
+  boolean leftWorkBehind() {
+    return leftBehind;
+  }
+
   /** Starts the term: its acquire hooks, one after another. */
   void begin() {
     guarded(() -> acquireNext());
@@ -222,6 +263,7 @@ final class LeadershipTerm implements Leadership.Validity {
           arm(untilLossLead());
         }
       }
+      case DRAINING -> drain();
       case LOSING -> {
         learn();
         loseTimers();
@@ -294,16 +336,17 @@ final class LeadershipTerm implements Leadership.Validity {
   }
 
   /**
-   * Ends the term: it is no longer valid, a running acquire hook is given up, and the lose hook of
-   * every handler whose acquire hook was called runs, in reverse order.
+   * Ends the term: it is no longer valid, a running acquire hook is given up, the term takes no
+   * more leader-only work and waits for what runs ({@link #drain}), then the lose hook of every
+   * handler whose acquire hook was called runs, in reverse order.
    */
   private void lose(LossReason why) {
-    if (phase == Phase.LOSING || phase == Phase.DONE) {
+    if (phase == Phase.DRAINING || phase == Phase.LOSING || phase == Phase.DONE) {
       return;
     }
     reason = why;
     over = true;
-    phase = Phase.LOSING;
+    phase = Phase.DRAINING;
     disarm();
     if (running != null) {
       running.abandon();
@@ -311,6 +354,60 @@ final class LeadershipTerm implements Leadership.Validity {
       runningHandler = null;
     }
     outcome.ending(this);
+    drainStartedAt = ticker.nanoTime();
+    // The last call to return wakes the term; with none running, this says so at once.
+    work.close(() -> loop.execute(this::check));
+    drain();
+  }
+
+  /**
+   * Waits for the term's leader-only work: until it returned, or the stop's bound. The bound is the
+   * stop timeout; after an involuntary loss also the safety margin before the lease deadline; and
+   * none once a successor may lead. What still runs then is interrupted and named, and the lose
+   * hooks run without waiting for it.
+   */
+  private void drain() {
+    learn();
+    if (work.isIdle()) {
+      startLoseHooks();
+      return;
+    }
+    long now = ticker.nanoTime();
+    long bound = drainStartedAt + stopTimeout;
+    if (LossRule.boundByDeadline(losing())) {
+      bound = Math.min(bound, stopDeadline());
+    }
+    if (losing().successorMayLead()) {
+      bound = now;
+    }
+    if (now - bound < 0) {
+      arm(bound - now);
+      return;
+    }
+    List<String> names = work.interruptAll();
+    if (!names.isEmpty()) {
+      if (LossRule.boundByDeadline(losing())) {
+        leftBehind = true;
+      }
+      log.warn(
+          "office {}: leader-only work {} still ran when the stop of term {} ({}) reached its"
+              + " bound ({}); interrupted: what it does not stop may overlap a successor's; raise the"
+              + " stop timeout or make the work heed interrupts",
+          office(),
+          names,
+          leadership.token(),
+          losing(),
+          losing().successorMayLead()
+              ? "a successor may lead"
+              : Durations.format(java.time.Duration.ofNanos(bound - drainStartedAt)));
+      outcome.workInterrupted(this, names);
+    }
+    startLoseHooks();
+  }
+
+  private void startLoseHooks() {
+    disarm();
+    phase = Phase.LOSING;
     next = started.size() - 1;
     loseNext();
   }
@@ -330,6 +427,7 @@ final class LeadershipTerm implements Leadership.Validity {
       if (pastStopDeadline()) {
         // Its work must still stop, and only it can stop it: it is called, not interrupted (it
         // would stop less), and not waited for, so that the hooks after it start at once too.
+        leftBehind = true;
         log.warn(
             "office {}: lose hook {} called past the safety margin before the lease deadline"
                 + " ({}); not waited for: work it has not stopped may overlap a successor's",
@@ -444,6 +542,9 @@ final class LeadershipTerm implements Leadership.Validity {
 
   private void giveUp(String why) {
     log.warn("office {}: lose hook {} {}", office(), runningHandler, why);
+    if (LossRule.boundByDeadline(losing())) {
+      leftBehind = true;
+    }
     HookRunner.Hook hook = running;
     if (hook != null) {
       hook.interrupt();
@@ -477,7 +578,7 @@ final class LeadershipTerm implements Leadership.Validity {
     try {
       step.run();
     } catch (RuntimeException | Error e) {
-      if (phase == Phase.LOSING || phase == Phase.DONE) {
+      if (phase == Phase.DRAINING || phase == Phase.LOSING || phase == Phase.DONE) {
         throw e;
       }
       failure = e;

@@ -139,7 +139,8 @@ class FencedElectionBoundsTest {
 
     assertThatThrownBy(candidate::start)
         .isInstanceOf(ConchException.class)
-        .hasMessageContaining("office 'jobs': the last resign has not finished within 12s")
+        // 2 hooks x 1 s + the stop timeout (1 s: leader-only work) + 10 s for the release
+        .hasMessageContaining("office 'jobs': the last resign has not finished within 13s")
         .hasMessageContaining("call start() again once it has");
 
     endOfTest.countDown();

@@ -3,6 +3,7 @@ package dev.conch.spring;
 import dev.conch.Leadership;
 import java.time.Clock;
 import java.util.OptionalLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -10,8 +11,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A firing of a {@code @Scheduled @LeaderOnly} job claimed in its record: runs the call and records
- * how it ended, fenced by the term's token like the claim. An end that comes after the term's is
- * refused; the next leader then reports the firing interrupted.
+ * how it ended, fenced by the term's token like the claim: {@code DONE} when it returned (also
+ * after its term began to stop: the stop waits for it before the key goes), {@code INTERRUPTED}
+ * when it threw after the stop interrupted it at its bound, {@code FAILED} when it threw otherwise.
+ * An end that comes after the term's key is gone is refused; the next leader then reports the
+ * firing's end {@code UNKNOWN}.
  */
 final class JobFiring {
 
@@ -45,8 +49,13 @@ final class JobFiring {
     return this.parts != null && this.parts.term().token() == term.token();
   }
 
-  /** Makes the call; then records {@code done} or {@code failed}. */
-  @Nullable Object run(LeaderOnlyInvocations.Call call) throws Throwable {
+  /**
+   * Makes the call; then records how it ended.
+   *
+   * @param interrupted whether the term's stop interrupted the call
+   */
+  @Nullable Object run(LeaderOnlyInvocations.Call call, BooleanSupplier interrupted)
+      throws Throwable {
     Parts claimed = this.parts;
     if (claimed == null) {
       return call.proceed();
@@ -57,7 +66,18 @@ final class JobFiring {
       outcome = JobRecord.Outcome.DONE;
       return result;
     } finally {
-      claimed.finish(outcome);
+      if (outcome != JobRecord.Outcome.DONE && interrupted.getAsBoolean()) {
+        outcome = JobRecord.Outcome.INTERRUPTED;
+      }
+      // The stop's interrupt must not fail the record's write: the key is still there.
+      boolean flag = Thread.interrupted();
+      try {
+        claimed.finish(outcome);
+      } finally {
+        if (flag) {
+          Thread.currentThread().interrupt();
+        }
+      }
     }
   }
 
@@ -87,7 +107,7 @@ final class JobFiring {
                   + " of office '"
                   + this.term.office()
                   + "' did: how it ended was not recorded; the next leader reports it"
-                  + " interrupted");
+                  + " unknown");
         }
       } catch (RuntimeException ex) {
         logger.warn(

@@ -18,8 +18,11 @@ interface JobMeters {
   /** A missed firing nobody runs: SKIP, older than the threshold, or before the one run. */
   String MISFIRE_SKIPPED = "misfire_skipped";
 
-  /** A run whose term ended before it said how it ended, found by the next leader. */
-  String INTERRUPTED = "interrupted";
+  /**
+   * A run whose holder never said how it ended (crashed, or lost its key), found by the next
+   * leader.
+   */
+  String UNKNOWN = "unknown";
 
   /** Counts nothing: no {@code MeterRegistry}. */
   JobMeters NONE = (office, job, outcome, count) -> {};

@@ -52,10 +52,17 @@ public record JobRecord(
     FAILED,
 
     /**
-     * Its term ended before the run reported how it ended; the next leader found it so, and does
-     * not run the firing again.
+     * Its term's stop interrupted it: it still ran when the stop's bound (the office's stop
+     * timeout, or the safety margin before the lease deadline) was reached, and then threw. Not run
+     * again.
      */
-    INTERRUPTED
+    INTERRUPTED,
+
+    /**
+     * Its holder never said how it ended (it crashed, or lost its key before it could): the next
+     * leader found it so, and does not run the firing again (it may have done its work).
+     */
+    UNKNOWN
   }
 
   /** The same firing, ended at {@code time} with {@code how}. */

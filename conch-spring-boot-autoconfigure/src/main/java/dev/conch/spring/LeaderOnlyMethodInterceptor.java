@@ -95,20 +95,47 @@ final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
       throws Throwable {
     Optional<Election> election = election(office);
     Optional<Leadership> term = election.flatMap(Election::leadership);
+    // The call is the term's work from here on: a stop of the term waits for it (or interrupts it
+    // at its bound) before the lose hooks run and the key goes; one that began already refuses it.
+    Optional<Leadership.Work> work = term.flatMap(t -> t.startWork(name));
+    try {
+      return guard(office, name, method, contexts, call, skipped, election, term, work);
+    } finally {
+      if (work.isPresent()) {
+        work.get().close();
+        if (work.get().interrupted()) {
+          // The stop's interrupt is for this call alone, not for what its thread runs next.
+          Thread.interrupted();
+        }
+      }
+    }
+  }
+
+  private @Nullable Object guard(
+      String office,
+      String name,
+      @Nullable Method method,
+      BiFunction<String, @Nullable Leadership, LeaderOnlyObservationContext> contexts,
+      LeaderOnlyInvocations.Call call,
+      @Nullable Object skipped,
+      Optional<Election> election,
+      Optional<Leadership> term,
+      Optional<Leadership.Work> work)
+      throws Throwable {
     // A scheduled job's firing runs only once claimed in its record (null: refused, skip it).
     JobFiring firing =
-        term.isEmpty()
+        work.isEmpty()
             ? null
             : (method == null) ? JobFiring.UNRECORDED : this.jobs.claim(term.get(), method);
     if (firing == null) {
       if (method != null) {
-        this.jobs.skipped(officeOf(office), method, term.isPresent());
+        this.jobs.skipped(officeOf(office), method, work.isPresent());
       }
       if (logger.isDebugEnabled()) {
         logger.debug(
             "Skipped "
                 + name
-                + (term.isPresent()
+                + (work.isPresent()
                     ? ": its firing was not claimed in office '"
                     : ": this instance does not lead office '")
                 + officeOf(office)
@@ -123,7 +150,9 @@ final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
     try {
       return this.observer.run(
           contexts.apply(term.get().office(), term.get()),
-          () -> firing.run(() -> this.invocations.proceed(term.get(), name, call)));
+          () ->
+              firing.run(
+                  () -> this.invocations.proceed(term.get(), name, call), work.get()::interrupted));
     } finally {
       CurrentLeadership.exit(previous);
     }

@@ -12,10 +12,10 @@ import org.apache.commons.logging.LogFactory;
 /**
  * What a new leader does with the record of each of its office's jobs, once its acquire hooks ran:
  * a firing claimed by an earlier term that never said how it ended is marked {@link
- * JobRecord.Outcome#INTERRUPTED} (and not run again: it may have done part of its work); then the
- * firings that came after the last recorded one are missed, and the job's {@link Misfire} policy
- * decides: {@code RUN_ONCE} claims the latest and runs it now when it is no older than the
- * threshold; everything else is skipped, counted and logged.
+ * JobRecord.Outcome#UNKNOWN} (and not run again: it may have done its work); then the firings that
+ * came after the last recorded one are missed, and the job's {@link Misfire} policy decides: {@code
+ * RUN_ONCE} claims the latest and runs it now when it is no older than the threshold; everything
+ * else is skipped, counted and logged.
  */
 final class MisfireRecovery {
 
@@ -67,16 +67,16 @@ final class MisfireRecovery {
     long revision = last.revision();
     Instant now = this.clock.instant();
     if (!record.finished()) {
-      JobRecord interrupted = record.ended(now, JobRecord.Outcome.INTERRUPTED);
-      OptionalLong written = this.records.write(term, interrupted, revision);
+      JobRecord unknown = record.ended(now, JobRecord.Outcome.UNKNOWN);
+      OptionalLong written = this.records.write(term, unknown, revision);
       if (written.isEmpty()) {
-        debug(term, job, "its record moved or the term ended before it was marked interrupted");
+        debug(term, job, "its record moved or the term ended before it was marked unknown");
         return;
       }
       revision = written.getAsLong();
-      record = interrupted;
+      record = unknown;
       job.seen(term.token(), new JobRecords.Versioned(record, revision));
-      this.meters.count(term.office(), job.tag(), JobMeters.INTERRUPTED, 1);
+      this.meters.count(term.office(), job.tag(), JobMeters.UNKNOWN, 1);
       logger.warn(
           job.tag()
               + " (firing "
@@ -87,7 +87,8 @@ final class MisfireRecovery {
               + record.token()
               + " of office '"
               + term.office()
-              + "') never said how it ended: reported as interrupted, not run again");
+              + "') never said how it ended (its holder stopped or lost its key first): reported as unknown, not"
+              + " run again");
     }
     JobSchedule.Missed missed = job.schedule().missed(record, now);
     if (missed == null) {

@@ -2,6 +2,7 @@ package dev.conch.spring;
 
 import dev.conch.Election;
 import dev.conch.GroupOptions;
+import dev.conch.Leadership;
 import dev.conch.OfficeGroup;
 import java.util.List;
 import java.util.Optional;
@@ -21,10 +22,10 @@ import org.springframework.context.SmartLifecycle;
  * before they resign, so that no office moves while the instance hands its offices over. Each move
  * is logged and published as an {@link OfficeMovedEvent}.
  *
- * <p>An office moves only when its work can stop: the group asks {@code canMove} first (the starter
- * says no while a {@code @LeaderOnly} call of the office runs). The move itself is a named
- * hand-over ({@link Election#transfer(String)}): lose hooks, lifecycle beans and the rest stop as
- * on a resign.
+ * <p>An office moves only when its stop is cheap: while no leader-only work of its term runs
+ * ({@link Leadership#isIdle()}: no {@code @LeaderOnly} call, no {@code LeaderOnlyTasks} task). The
+ * move itself is a named hand-over ({@link Election#transfer(String)}), which ends the term at the
+ * same safe point as every other stop: leader-only work awaited, lose hooks, lifecycle beans.
  */
 public final class OfficeBalancer implements SmartLifecycle {
 
@@ -40,8 +41,6 @@ public final class OfficeBalancer implements SmartLifecycle {
   private final Function<GroupOptions, OfficeGroup> join;
 
   private final Predicate<Election> shared;
-
-  private final Predicate<String> canMove;
 
   private final ApplicationEventPublisher eventPublisher;
 
@@ -61,7 +60,6 @@ public final class OfficeBalancer implements SmartLifecycle {
    *     elections)
    * @param join joins a group ({@code EtcdSession::group})
    * @param shared which elections the group shares (not the runner's: it cannot hand over)
-   * @param canMove whether an office's work can stop now
    * @param eventPublisher where the {@link OfficeMovedEvent}s go
    * @param executor where they are published, off the group's thread
    */
@@ -70,14 +68,12 @@ public final class OfficeBalancer implements SmartLifecycle {
       GroupOptions options,
       Function<GroupOptions, OfficeGroup> join,
       Predicate<Election> shared,
-      Predicate<String> canMove,
       ApplicationEventPublisher eventPublisher,
       Executor executor) {
     this.elections = elections;
     this.options = options;
     this.join = join;
     this.shared = shared;
-    this.canMove = canMove;
     this.eventPublisher = eventPublisher;
     this.executor = executor;
   }
@@ -122,8 +118,7 @@ public final class OfficeBalancer implements SmartLifecycle {
     }
     this.listener = joined.addListener(this::moved);
     for (Election election : shared) {
-      String office = election.office();
-      joined.add(election, () -> this.canMove.test(office));
+      joined.add(election, () -> election.leadership().map(Leadership::isIdle).orElse(true));
     }
     this.group = joined;
     logger.info(

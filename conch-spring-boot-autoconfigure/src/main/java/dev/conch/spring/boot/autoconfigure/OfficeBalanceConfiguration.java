@@ -19,7 +19,7 @@ import org.springframework.util.StringUtils;
 /**
  * A fair share of the application's offices among its instances ({@code conch.balance.*}), in etcd
  * mode: every office but the runner's (its election cannot hand over) joins one group, and an
- * office moves only while none of its {@code @LeaderOnly} calls runs.
+ * office moves only while no leader-only work of its term runs.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnBooleanProperty(name = "conch.balance.enabled", matchIfMissing = true)
@@ -29,18 +29,12 @@ class OfficeBalanceConfiguration {
   static final String DEFAULT_GROUP = "conch";
 
   @Bean
-  LeaderOnlyCalls conchLeaderOnlyCalls() {
-    return new LeaderOnlyCalls();
-  }
-
-  @Bean
   @ConditionalOnMissingBean
   OfficeBalancer conchOfficeBalancer(
       Elections elections,
       EtcdSession etcdSession,
       ConchProperties properties,
       Environment environment,
-      LeaderOnlyCalls calls,
       ApplicationEventPublisher eventPublisher,
       @Qualifier(ConchTaskExecutorConfiguration.BEAN_NAME) Executor taskExecutor) {
     return new OfficeBalancer(
@@ -48,7 +42,6 @@ class OfficeBalanceConfiguration {
         groupOptions(properties, environment),
         etcdSession::group,
         election -> !(election instanceof RunnerElection),
-        calls::idle,
         eventPublisher,
         taskExecutor);
   }

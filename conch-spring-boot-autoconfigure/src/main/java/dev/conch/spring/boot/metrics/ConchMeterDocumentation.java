@@ -47,6 +47,16 @@ public enum ConchMeterDocumentation implements MeterDocumentation {
       KeyNames.KIND,
       KeyNames.REASON),
 
+  /** Leader-only work a term's stop interrupted at its bound. */
+  TERM_INTERRUPTED(
+      "conch.term.interrupted",
+      Meter.Type.COUNTER,
+      "Leader-only work (`@LeaderOnly` calls, `LeaderOnlyTasks` tasks) still running when its"
+          + " term's stop reached its bound (the stop timeout, or the safety margin before the"
+          + " lease deadline), and interrupted: it may overlap the next leader's work",
+      KeyNames.OFFICE,
+      KeyNames.WORK),
+
   /** Election events dropped because listeners fell behind. */
   EVENTS_DROPPED(
       "conch.events.dropped",
@@ -169,14 +179,20 @@ public enum ConchMeterDocumentation implements MeterDocumentation {
     /** The job. */
     JOB("job", "The job's method, as `Class.method()`"),
 
+    /** Leader-only work, by name. */
+    WORK(
+        "work",
+        "The interrupted work: a `@LeaderOnly` method as `Class.method()`, or a"
+            + " `LeaderOnlyTasks` task's name"),
+
     /** What became of a firing. */
     FIRING_OUTCOME(
         "outcome",
         "`run` (ran in its term), `skipped` (not run here: not leading, or its claim was"
             + " refused), `misfire_recovered` (missed, run once by the new leader),"
             + " `misfire_skipped` (missed and not run: `SKIP`, older than the threshold, or"
-            + " earlier than the one run), `interrupted` (a run whose term ended before it said"
-            + " how it ended, found by the next leader; not run again)");
+            + " earlier than the one run), `unknown` (a run whose holder never said how it ended,"
+            + " found by the next leader; not run again)");
 
     private final String name;
 

@@ -6,6 +6,7 @@ import static dev.conch.spring.boot.metrics.ConchMeterDocumentation.EVENTS_DROPP
 import static dev.conch.spring.boot.metrics.ConchMeterDocumentation.LEADER;
 import static dev.conch.spring.boot.metrics.ConchMeterDocumentation.RENEWAL_FAILURES;
 import static dev.conch.spring.boot.metrics.ConchMeterDocumentation.TERM;
+import static dev.conch.spring.boot.metrics.ConchMeterDocumentation.TERM_INTERRUPTED;
 import static dev.conch.spring.boot.metrics.ConchMeterDocumentation.TRANSITIONS;
 
 import dev.conch.Election;
@@ -183,6 +184,17 @@ public class ConchMetrics implements MeterBinder, GenericApplicationListener {
         String reason = lost.reason().name().toLowerCase(Locale.ROOT);
         termEnded("lost", reason);
         transition("lost", reason);
+      } else if (event instanceof ElectionEvent.WorkInterrupted interrupted) {
+        for (String work : interrupted.work()) {
+          for (MeterRegistry registry : ConchMetrics.this.registries) {
+            Counter.builder(TERM_INTERRUPTED.getName())
+                .description(TERM_INTERRUPTED.getDescription())
+                .tag(KeyNames.OFFICE.asString(), this.office)
+                .tag(KeyNames.WORK.asString(), work)
+                .register(registry)
+                .increment();
+          }
+        }
       } else if (event instanceof ElectionEvent.Transferred) {
         termEnded("transferred", NO_REASON);
         transition("transferred", NO_REASON);
