@@ -51,18 +51,30 @@ final class RecordingJobRecords implements JobRecords {
   @Override
   public OptionalLong write(Leadership term, JobRecord record, long revision) {
     CountDownLatch latch = this.pause;
+    boolean interrupted = false;
     if (latch != null && record.outcome() == JobRecord.Outcome.RUNNING) {
       this.paused = true;
-      try {
-        latch.await(60, TimeUnit.SECONDS);
-      } catch (InterruptedException ex) {
-        Thread.currentThread().interrupt();
+      // Frozen: deaf to the interrupt of its term's stop until it thaws, and then it sends the
+      // claim it was about to send; etcd's refusal is what must stop it.
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (latch.getCount() > 0 && System.nanoTime() < deadline) {
+        try {
+          latch.await(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException ex) {
+          interrupted = true;
+        }
       }
       this.pause = null;
     }
-    OptionalLong written = this.delegate.write(term, record, revision);
-    this.writes.add(new Write(record, written.isPresent()));
-    return written;
+    try {
+      OptionalLong written = this.delegate.write(term, record, revision);
+      this.writes.add(new Write(record, written.isPresent()));
+      return written;
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   /** Holds the next read (a slow store) until {@code latch} is counted down. */
