@@ -103,7 +103,10 @@ class FencedElectionStopTest {
 
     now.addAndGet(2 * SECOND); // D - 1 s, far from the 30 s hook timeout
     await().atMost(WAIT).until(() -> hooks.contains("slow:interrupted"));
-    // Given up: the next lose hook ran and the grant was released, the slow one still blocks.
+    // Given up, and still running: the key is kept until D (1 s on, on the timer), so that no
+    // successor leads beside it before the lease could expire.
+    await().during(Duration.ofMillis(500)).atMost(WAIT).until(() -> lock.released.get() == 0);
+    // Then the grant is released, the slow one still blocks.
     await().atMost(WAIT).until(() -> lock.released.get() == 1);
     assertThat(log.hooks()).containsExactly("acquired", "lost:RENEWAL_FAILED");
     assertThat(log.events(ElectionEvent.Lost.class))

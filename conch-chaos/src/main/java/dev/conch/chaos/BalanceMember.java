@@ -2,6 +2,7 @@ package dev.conch.chaos;
 
 import dev.conch.Election;
 import dev.conch.ElectionOptions;
+import dev.conch.Gate;
 import dev.conch.GroupOptions;
 import dev.conch.Leadership;
 import dev.conch.LeadershipHandler;
@@ -36,6 +37,9 @@ final class BalanceMember implements AutoCloseable {
   private @Nullable EtcdSession session;
   private final List<Election> elections = new ArrayList<>();
 
+  /** What its elections' gate says: a health indicator of its own, DOWN while false. */
+  private volatile boolean healthy = true;
+
   BalanceMember(
       String id,
       EtcdCluster cluster,
@@ -67,7 +71,13 @@ final class BalanceMember implements AutoCloseable {
     for (int i = 0; i < offices; i++) {
       Election election =
           newSession.election(
-              ElectionOptions.builder(groupOptions.name() + "-" + i).candidateId(id).build());
+              ElectionOptions.builder(groupOptions.name() + "-" + i)
+                  .candidateId(id)
+                  .priority(groupOptions.priority())
+                  .gate(
+                      office ->
+                          healthy ? Gate.Decision.allow() : Gate.Decision.deny("soak: health down"))
+                  .build());
       election.addHandler(
           new LeadershipHandler() {
             @Override
@@ -91,6 +101,22 @@ final class BalanceMember implements AutoCloseable {
   /** How many offices it leads now (0 while closed). */
   synchronized int leads() {
     return (int) elections.stream().filter(Election::isLeader).count();
+  }
+
+  /**
+   * Its health goes DOWN, as the starter's health gate sees it: it resigns every office (each
+   * through its safe point) and joins again at once, where its gate keeps it out of every line.
+   */
+  synchronized void healthDown() {
+    healthy = false;
+    for (Election election : elections) {
+      election.resignAsync().thenRun(election::start);
+    }
+  }
+
+  /** Its health is UP again: its elections campaign after their back-off. */
+  void healthUp() {
+    healthy = true;
   }
 
   /** Black-holes every connection of this member: a silent partition. */

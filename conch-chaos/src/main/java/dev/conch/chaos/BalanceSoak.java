@@ -55,7 +55,17 @@ public final class BalanceSoak {
     /** Black-hole one member's proxies for TTL + 2 s: its offices go to the others and back. */
     CUT_LONG,
     /** Close one member (session, client), open it again. */
-    RESTART
+    RESTART,
+    /**
+     * One member's health goes DOWN for 2–6 s: it resigns its offices and stays out of every line
+     * (its gate denies); the others share them, and give its share back once it is UP.
+     */
+    HEALTH_DOWN,
+    /**
+     * A member of higher priority flaps (joins and leaves twice within the hold-down), then joins
+     * for good: every office goes to it once its key is older than the hold-down; then it leaves.
+     */
+    PRIORITY
   }
 
   /** A fault as injected: who it hit ({@code null}: every member, an etcd fault) and when. */
@@ -213,12 +223,58 @@ public final class BalanceSoak {
         victim.stop();
         victim.open();
       }
+      case HEALTH_DOWN -> {
+        BalanceMember victim = members.get(random.nextInt(members.size()));
+        target = victim.id;
+        member = victim.id;
+        victim.healthDown();
+        pause(hold);
+        victim.healthUp();
+      }
+      case PRIORITY -> {
+        target = "p";
+        try (BalanceMember priority = priorityMember(cluster)) {
+          for (int flap = 0; flap < 2; flap++) {
+            priority.open();
+            pause(Duration.ofMillis(500));
+            priority.stop();
+            pause(Duration.ofMillis(500));
+          }
+          priority.open();
+          long limit =
+              System.nanoTime() + delay.plus(minTenure).plus(ttl).plusSeconds(10).toNanos();
+          while (priority.leads() < OFFICES && System.nanoTime() < limit) {
+            Thread.sleep(10); // polling the member's state with a deadline
+          }
+          System.out.printf(
+              "  (p led %d/%d after %d ms)",
+              priority.leads(), OFFICES, (System.nanoTime() - start) / 1_000_000);
+          pause(hold);
+        }
+      }
       default -> throw new IllegalStateException("unknown fault " + kind);
     }
     long heal = System.nanoTime();
     faults.add(new Injected(kind, target, member, start, heal));
     System.out.printf(
         "  +%5.1f s %-12s %-8s held %5d ms", at(start), kind, target, (heal - start) / 1_000_000);
+  }
+
+  /** A member of priority 1, above the others' 0, with its own proxies. */
+  private BalanceMember priorityMember(EtcdCluster cluster) {
+    return new BalanceMember(
+        "p",
+        cluster,
+        log,
+        GroupOptions.builder(GROUP)
+            .candidateId("p")
+            .priority(1)
+            .delay(delay)
+            .minTenure(minTenure)
+            .build(),
+        SessionOptions.defaults().withTtl(ttl),
+        OFFICES,
+        moves);
   }
 
   /**
