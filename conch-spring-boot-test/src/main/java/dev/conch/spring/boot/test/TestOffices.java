@@ -297,9 +297,9 @@ public final class TestOffices implements LeaderOnlyInvocations, DisposableBean 
   }
 
   /**
-   * How often the {@code @LeaderOnly} methods and leader-only tasks of an office ran, or one
-   * method, named as {@code "InvoiceJob.sendInvoices()"}, or one {@code LeaderOnlyTasks} task, by
-   * the name it was given.
+   * How often the {@code @LeaderOnly} methods and leader-only tasks of an office ran (runs that
+   * ended), or one method, named as {@code "InvoiceJob.sendInvoices()"}, or one {@code
+   * LeaderOnlyTasks} task, by the name it was given.
    *
    * @param key an office, a method as {@code Class.method()}, or a task's name
    * @throws IllegalArgumentException when {@code key} is neither an office, a {@code @LeaderOnly}
@@ -334,7 +334,8 @@ public final class TestOffices implements LeaderOnlyInvocations, DisposableBean 
 
   /**
    * Waits until the {@code @LeaderOnly} methods or tasks {@code key} names ran at least {@code
-   * times} times; {@code key} as in {@link #runs(String)}, refused at once when unknown.
+   * times} times, each run counted once it has ended (returned or thrown), so that what the run did
+   * is there to check; {@code key} as in {@link #runs(String)}, refused at once when unknown.
    */
   public void awaitRuns(String key, long times) {
     runs(key);
@@ -348,9 +349,15 @@ public final class TestOffices implements LeaderOnlyInvocations, DisposableBean 
     awaitRuns(this.counts.key(type, method), times);
   }
 
+  /** Counts the run once it has ended: a test that awaits it then finds what it did. */
   @Override
-  public void run(String office, String method) {
-    this.counts.ran(office, method);
+  public @Nullable Object proceed(Leadership leadership, String method, Call call)
+      throws Throwable {
+    try {
+      return call.proceed();
+    } finally {
+      this.counts.ran(leadership.office(), method);
+    }
   }
 
   @Override

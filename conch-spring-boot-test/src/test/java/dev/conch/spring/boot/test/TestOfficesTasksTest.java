@@ -2,8 +2,13 @@ package dev.conch.spring.boot.test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
 
 import dev.conch.spring.LeaderOnlyTasks;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -49,12 +54,46 @@ class TestOfficesTasksTest {
   }
 
   @Test
+  void awaitRunsReturnsOnceTheRunHasEndedNotWhenItStarts() throws Exception {
+    CountDownLatch running = new CountDownLatch(1);
+    CountDownLatch finish = new CountDownLatch(1);
+    CompletableFuture<Boolean> call =
+        CompletableFuture.supplyAsync(
+            () ->
+                this.export.leaderOnly.run(
+                    "billing",
+                    "slow-export",
+                    () -> {
+                      running.countDown();
+                      try {
+                        finish.await(30, TimeUnit.SECONDS);
+                      } catch (InterruptedException ex) {
+                        Thread.currentThread().interrupt();
+                      }
+                    }));
+    assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+    CompletableFuture<Void> awaited =
+        CompletableFuture.runAsync(() -> this.offices.awaitRuns("slow-export", 1));
+    // A test that checks the run's effect after awaitRuns must find it done.
+    await()
+        .during(Duration.ofMillis(300))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> !awaited.isDone());
+    assertThat(this.offices.runs("slow-export")).isZero();
+
+    finish.countDown();
+    awaited.get(10, TimeUnit.SECONDS);
+    assertThat(call.get(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(this.offices.runs("slow-export")).isEqualTo(1);
+  }
+
+  @Test
   void anUnknownTaskIsRefusedWithTheTasksThereAre() {
     assertThatIllegalArgumentException()
         .isThrownBy(() -> this.offices.runs("import"))
         .withMessageContaining("'import'")
         .withMessageContaining("[billing]")
-        .withMessageContaining("leader-only tasks [export]");
+        .withMessageContaining("leader-only tasks [export");
   }
 
   @SpringBootConfiguration(proxyBeanMethods = false)
@@ -74,7 +113,10 @@ class TestOfficesTasksTest {
 
     private final Runnable task;
 
+    final LeaderOnlyTasks leaderOnly;
+
     Export(LeaderOnlyTasks leaderOnly) {
+      this.leaderOnly = leaderOnly;
       this.task = leaderOnly.task("billing", "export", this.calls::incrementAndGet);
     }
 
