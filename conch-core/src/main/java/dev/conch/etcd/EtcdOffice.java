@@ -183,6 +183,12 @@ final class EtcdOffice implements FencedLock {
             kv().txn().If(compares.toArray(Cmp[]::new)).Then(deletes.toArray(Op[]::new)).commit(),
             session.timeout(),
             "handing office '" + office + "' over to '" + target.id() + "'" + session.where())
+        .whenComplete(
+            (answer, error) -> {
+              if (error != null && LeaseKeeper.isTooManyOps(error)) {
+                session.keeper().refusedTxnOps(compares.size()); // the next plan refuses it
+              }
+            })
         .thenApply(
             answer -> {
               if (answer.isSucceeded()) {
@@ -190,6 +196,12 @@ final class EtcdOffice implements FencedLock {
               }
               return answer.isSucceeded();
             });
+  }
+
+  /** What this session learned of etcd's {@code --max-txn-ops} ({@link LeaseKeeper#maxTxnOps}). */
+  @Override
+  public int maxTxnOps() {
+    return session.keeper().maxTxnOps();
   }
 
   @Override
