@@ -399,7 +399,7 @@ final class LeaseKeeper implements AutoCloseable {
     if (failure.getCause() instanceof TimeoutException) {
       return 0;
     }
-    long calm = Math.max(plan.attemptTimeout().toNanos() / 4, TimeUnit.MILLISECONDS.toNanos(10));
+    long calm = plan.afterFastFailure().toNanos();
     return isElecting(failure) ? Math.min(calm, DURING_ELECTION.toNanos()) : calm;
   }
 
@@ -443,7 +443,24 @@ final class LeaseKeeper implements AutoCloseable {
       monitor.notifyAll();
     }
     told.forEach(future -> future.complete(fresh));
-    log.info("lease {} granted (ttl {})", fresh.hex(), Durations.format(options.ttl()));
+    Duration grantedTtl = Duration.ofSeconds(granted.getTTL());
+    if (grantedTtl.equals(options.ttl())) {
+      log.info("lease {} granted (ttl {})", fresh.hex(), Durations.format(grantedTtl));
+    } else {
+      // etcd raises a TTL below its minimum (1.5 election timeouts, rounded up to a second): the
+      // lease lives longer than the timing budget printed for the TTL asked for assumed.
+      Duration later = grantedTtl.minus(options.ttl());
+      log.warn(
+          "lease {} granted with ttl {}, not the {} asked for that the timing budget assumed{}",
+          fresh.hex(),
+          Durations.format(grantedTtl),
+          Durations.format(options.ttl()),
+          later.isNegative()
+              ? ""
+              : " (etcd's minimum TTL is longer): a crashed leader is replaced up to "
+                  + Durations.format(later)
+                  + " later than it says");
+    }
   }
 
   /**
