@@ -69,6 +69,16 @@ public interface FencedLock {
   CompletableFuture<Boolean> handOver(Grant grant, Holder target, List<Holder> between);
 
   /**
+   * The most compares, and the most operations, the store takes in one transaction: a {@link
+   * #handOver} past {@code n} candidates compares {@code n + 2} keys. For etcd its {@code
+   * --max-txn-ops}: 128 by default, less once etcd refused a transaction of this session as too
+   * large (learned, never asked). 128 here, so that every store refuses what etcd's default would.
+   */
+  default int maxTxnOps() {
+    return 128;
+  }
+
+  /**
    * Writes {@code value} at {@code key} only if the grant's key still has the grant's token.
    *
    * @return whether the write happened

@@ -26,11 +26,27 @@ final class HandOver {
 
   private static final Logger log = LoggerFactory.getLogger(FencedElection.class);
 
+  /** etcd's default {@code --max-txn-ops}. */
+  static final int ETCD_MAX_TXN_OPS = 128;
+
   /**
-   * The most candidates that may stand between: etcd takes at most 128 operations per transaction
-   * by default ({@code --max-txn-ops}), one of which deletes the leader's key.
+   * The most candidates that may stand between with etcd's default limit. etcd refuses a
+   * transaction whose compares, or whose operations of either branch, number more than its {@code
+   * --max-txn-ops} ({@code checkTxnRequest}: the largest of the three counts, not their sum); a
+   * hand-over past n candidates compares n + 2 keys (the leader's, theirs, the target's) and
+   * deletes n + 1, so its compares are what must fit.
    */
-  static final int MAX_BETWEEN = 127;
+  static final int MAX_BETWEEN = maxBetween(ETCD_MAX_TXN_OPS);
+
+  /** How many keys a hand-over past {@code between} candidates compares in its transaction. */
+  static int compares(int between) {
+    return between + 2;
+  }
+
+  /** The most candidates that may stand between when a transaction takes {@code maxTxnOps}. */
+  static int maxBetween(int maxTxnOps) {
+    return maxTxnOps - 2;
+  }
 
   /** Whom to hand over to, and whose keys go with the leader's. */
   record Plan(String targetId, Holder target, List<Holder> between) {
@@ -47,9 +63,19 @@ final class HandOver {
    *
    * @throws NotLeaderException when {@code leader}'s key is not first in line
    * @throws TransferRefusedException when the target is not a live candidate other than the leader,
-   *     or a key that is not conch's stands between, or too many candidates do
+   *     or a key that is not conch's stands between, or too many candidates do for etcd's default
+   *     {@code --max-txn-ops}
    */
   static Plan plan(Holder leader, List<Holder> line, String targetId) {
+    return plan(leader, line, targetId, ETCD_MAX_TXN_OPS);
+  }
+
+  /**
+   * As {@link #plan(Holder, List, String)}, for a store that takes at most {@code maxTxnOps}
+   * compares in one transaction ({@link FencedLock#maxTxnOps()}): a hand-over it would refuse is
+   * refused here, before the term ends, so that the refusal changes nothing.
+   */
+  static Plan plan(Holder leader, List<Holder> line, String targetId, int maxTxnOps) {
     String office = leader.office();
     if (line.isEmpty() || line.get(0).rev() != leader.rev()) {
       throw new NotLeaderException(office);
@@ -86,14 +112,22 @@ final class HandOver {
                 + " and would believe it leads beside the target; nothing was changed");
       }
     }
-    if (between.size() > MAX_BETWEEN) {
+    if (between.size() > maxBetween(maxTxnOps)) {
       throw new TransferRefusedException(
           office,
           targetId,
           between.size()
-              + " candidates stand between this leader and the target, at most "
-              + MAX_BETWEEN
-              + " can be passed in one transaction; nothing was changed");
+              + " candidates stand between this leader and the target: the hand-over would"
+              + " compare "
+              + compares(between.size())
+              + " keys in one transaction, and the store takes at most "
+              + maxTxnOps
+              + (maxTxnOps == ETCD_MAX_TXN_OPS
+                  ? " (etcd's default --max-txn-ops)"
+                  : " (etcd's --max-txn-ops, as it refused larger transactions)")
+              + ", so at most "
+              + Math.max(0, maxBetween(maxTxnOps))
+              + " can be passed; nothing was changed");
     }
     return new Plan(targetId, line.get(at), new ArrayList<>(between));
   }
@@ -171,7 +205,7 @@ final class HandOver {
     }
     Plan next;
     try {
-      next = plan(leader, line, plan.targetId());
+      next = plan(leader, line, plan.targetId(), lock.maxTxnOps());
     } catch (ConchException e) {
       log.warn(
           "office {}: the line changed while the lose hooks ran and the hand-over cannot go on"

@@ -2,6 +2,7 @@ package dev.conch.cli;
 
 import dev.conch.Durations;
 import dev.conch.etcd.TimingBudget;
+import dev.conch.process.ExternalCommandRunner;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,12 +33,16 @@ final class Explanation {
             + office
             + ": ttl "
             + f(budget.ttl())
-            + ", kill-after "
+            + " asked for, kill-after "
             + f(killAfter)
             + ", hook-timeout "
             + f(hookTimeout)
             + "; D = send time of the last acknowledged renewal + ttl (etcd cannot expire the"
             + " lease before D)");
+    lines.add(
+        "  etcd grants the ttl asked for unless its minimum (1.5 election timeouts, 2s with its"
+            + " defaults) is longer; a longer one only makes a crash fail-over slower, and run mode"
+            + " logs the ttl granted when it differs");
     line(
         lines,
         "leadership dropped",
@@ -55,7 +60,10 @@ final class Explanation {
             + ", each attempt up to "
             + f(budget.attemptTimeout())
             + "; one not answered within a quarter of that stays open, and another goes to the next"
-            + " endpoint beside it");
+            + " endpoint beside it; after an attempt that timed out the next goes at once, after"
+            + " one that failed fast (no connection, no raft leader) up to "
+            + f(budget.retryAfterFastFailure())
+            + " later");
     line(
         lines,
         "etcd outage",
@@ -73,7 +81,7 @@ final class Explanation {
             + f(budget.crashFailover())
             + " + a few round trips (the ttl left since the last renewal + etcd's "
             + f(TimingBudget.EXPIRY_SCAN)
-            + " expiry scan)");
+            + " expiry scan; with the ttl asked for)");
     line(
         lines,
         "graceful hand-over",
@@ -83,7 +91,11 @@ final class Explanation {
             + (onLose == null
                 ? "the command's SIGTERM grace"
                 : "the command's SIGTERM grace, then on-lose and its own kill-after")
-            + ")");
+            + ", and after a SIGKILL up to "
+            + f(ExternalCommandRunner.KILL_WAIT)
+            + " for "
+            + (onLose == null ? "its process group" : "each process group")
+            + " to be gone)");
     // SIGTERM at D - loss lead, SIGKILL kill-after later (the stop timeout is kill-after + slack).
     line(
         lines,

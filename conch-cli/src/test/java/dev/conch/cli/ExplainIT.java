@@ -29,18 +29,29 @@ class ExplainIT {
       assertThat(result.stderr()).isEmpty();
       // TTL 15 s; kill-after 5 s + 500 ms slack + 500 ms margin = 6 s before D; W = 9 s.
       assertThat(result.stdout())
-          .contains("office billing: ttl 15s, kill-after 5s, hook-timeout 30s")
+          .contains("office billing: ttl 15s asked for, kill-after 5s, hook-timeout 30s")
+          .contains(
+              "  etcd grants the ttl asked for unless its minimum (1.5 election timeouts, 2s with"
+                  + " its defaults) is longer")
           .contains(
               row("leadership dropped")
                   + "D-6s (kill-after + 1s to stop and for the safety margin),"
                   + " leaving 9s to renew in")
           .contains(row("renewals") + "every 2s250ms, each attempt up to 1s125ms") // W/4, W/8
+          // Only after a timeout at once; after a fast failure A/4 later.
+          .contains(
+              "after an attempt that timed out the next goes at once, after one that failed fast"
+                  + " (no connection, no raft leader) up to 281ms later")
           // W - interval - attempt; just after a renewal W - attempt.
           .contains(
               row("etcd outage") + "ridden out up to 5s625ms whenever it begins (up to 7s875ms")
           .contains(row("raft leader change") + "an etcd raft leader change costs no term")
           .contains(row("crash fail-over") + "12s750ms to 15s500ms") // TTL - I .. TTL + 500 ms
-          .contains(row("graceful hand-over") + "up to 5s")
+          // kill-after, then up to 2 s for the group to be gone after its SIGKILL.
+          .contains(
+              row("graceful hand-over")
+                  + "up to 7s + a few round trips (the command's SIGTERM grace, and after a SIGKILL"
+                  + " up to 2s for its process group to be gone)")
           .contains(row("command killed") + "by D-1s") // D - 6 s + 5 s
           .contains(
               row("on-lose hook") + "none given; one would be killed by D-500ms") // the margin
@@ -67,7 +78,7 @@ class ExplainIT {
                 + " up to 4s with its default election timeout: raise the ttl, or shorten"
                 + " kill-after)")
         .contains("1s775ms to 2s500ms")
-        .contains(row("graceful hand-over") + "up to 100ms")
+        .contains(row("graceful hand-over") + "up to 2s100ms")
         .contains("by D-1s at the latest")
         .contains("killed by D-500ms after a loss")
         .contains("up to 1s275ms"); // 2 s - 225 ms - 500 ms
@@ -82,7 +93,9 @@ class ExplainIT {
     assertThat(result.stdout())
         .doesNotContain("hello")
         .doesNotContain("bye")
-        .contains(row("graceful hand-over") + "up to 40s") // 5 s + 30 s + 5 s
+        // (5 s + 2 s) + 30 s + (5 s + 2 s): each group may take 2 s to be gone after SIGKILL.
+        .contains(row("graceful hand-over") + "up to 44s")
+        .contains("after a SIGKILL up to 2s for each process group to be gone")
         .contains(row("on-lose hook") + "killed by D-500ms after a loss");
   }
 

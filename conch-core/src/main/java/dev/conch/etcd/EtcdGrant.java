@@ -181,7 +181,11 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
     }
   }
 
-  /** Stops watching and confirming the key; idempotent (a hand-over that fails releases after). */
+  /**
+   * Stops watching and confirming the key; idempotent (a hand-over that fails releases after). The
+   * key is still this term's until {@link #released}: a ghost-key guard must not delete it while
+   * the release or hand-over that deletes it is on its way ({@link GhostKeys}).
+   */
   void stop() {
     synchronized (watching) {
       if (stopped) {
@@ -191,11 +195,19 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
     }
     unhold.run();
     unlisten.run();
-    left.run();
     Watching last = detach();
     if (last != null) {
       last.close();
     }
+  }
+
+  /**
+   * The release or hand-over that deletes the key was answered (whatever the answer: a release that
+   * failed is retried by the session, and a guard's delete of the key is the same delete): the
+   * session no longer uses the key. Idempotent.
+   */
+  void released() {
+    left.run();
   }
 
   @Override

@@ -96,9 +96,11 @@ final class EtcdOffice implements FencedLock {
   public CompletableFuture<Void> release(Grant grant) {
     EtcdGrant held = (EtcdGrant) grant;
     held.stop();
-    return session.ensure(
-        "resigning office '" + office + "'",
-        () -> deleteWhen(held.key(), createdAt(held.key(), held.rev())));
+    return session
+        .ensure(
+            "resigning office '" + office + "'",
+            () -> deleteWhen(held.key(), createdAt(held.key(), held.rev())))
+        .whenComplete((done, error) -> held.released());
   }
 
   @Override
@@ -158,6 +160,9 @@ final class EtcdOffice implements FencedLock {
    * the smallest create revision, and its campaign, woken by the deletion of the key it waits
    * behind, wins; each candidate that stood between finds its own key gone when it wakes and queues
    * again at the back ({@link EtcdCampaign}).
+   *
+   * <p>The key stays in use until the transaction succeeded; when it did not, the release that
+   * follows says when ({@link EtcdGrant#released}).
    */
   @Override
   public CompletableFuture<Boolean> handOver(Grant grant, Holder target, List<Holder> between) {
@@ -178,7 +183,25 @@ final class EtcdOffice implements FencedLock {
             kv().txn().If(compares.toArray(Cmp[]::new)).Then(deletes.toArray(Op[]::new)).commit(),
             session.timeout(),
             "handing office '" + office + "' over to '" + target.id() + "'" + session.where())
-        .thenApply(TxnResponse::isSucceeded);
+        .whenComplete(
+            (answer, error) -> {
+              if (error != null && LeaseKeeper.isTooManyOps(error)) {
+                session.keeper().refusedTxnOps(compares.size()); // the next plan refuses it
+              }
+            })
+        .thenApply(
+            answer -> {
+              if (answer.isSucceeded()) {
+                held.released();
+              }
+              return answer.isSucceeded();
+            });
+  }
+
+  /** What this session learned of etcd's {@code --max-txn-ops} ({@link LeaseKeeper#maxTxnOps}). */
+  @Override
+  public int maxTxnOps() {
+    return session.keeper().maxTxnOps();
   }
 
   @Override

@@ -40,7 +40,9 @@ final class GhostKeys {
 
   /**
    * A campaign (and then its term) uses {@code key} from now on; the returned action, idempotent,
-   * says it no longer does.
+   * says it no longer does. A term uses its key until the release or hand-over that deletes it was
+   * answered, not only until the term stopped: a hand-over deletes the key together with the keys
+   * between, and a guard that deleted it first would hand the office to the next in line instead.
    */
   Runnable use(ByteSequence key) {
     users.merge(key, 1, Integer::sum);

@@ -27,6 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -90,8 +91,9 @@ final class LeaseKeeper implements AutoCloseable {
   private final OpenAttempts<LeaseKeepAliveResponse> renewals;
   private final OpenAttempts<Confirmation> reads;
 
-  // Only the keeper's thread writes it: the most reads etcd takes in one transaction.
-  private volatile int keysPerCheck = KEYS_PER_CHECK;
+  // The most operations etcd takes in one transaction, as far as this session knows: lowered on
+  // etcd's refusal, by the keeper's reads (halving) or by a hand-over refused as too large.
+  private final AtomicInteger keysPerCheck = new AtomicInteger(KEYS_PER_CHECK);
 
   // Guarded by monitor.
   private final List<CompletableFuture<Lease>> waiting = new ArrayList<>();
@@ -397,7 +399,7 @@ final class LeaseKeeper implements AutoCloseable {
     if (failure.getCause() instanceof TimeoutException) {
       return 0;
     }
-    long calm = Math.max(plan.attemptTimeout().toNanos() / 4, TimeUnit.MILLISECONDS.toNanos(10));
+    long calm = plan.afterFastFailure().toNanos();
     return isElecting(failure) ? Math.min(calm, DURING_ELECTION.toNanos()) : calm;
   }
 
@@ -441,7 +443,24 @@ final class LeaseKeeper implements AutoCloseable {
       monitor.notifyAll();
     }
     told.forEach(future -> future.complete(fresh));
-    log.info("lease {} granted (ttl {})", fresh.hex(), Durations.format(options.ttl()));
+    Duration grantedTtl = Duration.ofSeconds(granted.getTTL());
+    if (grantedTtl.equals(options.ttl())) {
+      log.info("lease {} granted (ttl {})", fresh.hex(), Durations.format(grantedTtl));
+    } else {
+      // etcd raises a TTL below its minimum (1.5 election timeouts, rounded up to a second): the
+      // lease lives longer than the timing budget printed for the TTL asked for assumed.
+      Duration later = grantedTtl.minus(options.ttl());
+      log.warn(
+          "lease {} granted with ttl {}, not the {} asked for that the timing budget assumed{}",
+          fresh.hex(),
+          Durations.format(grantedTtl),
+          Durations.format(options.ttl()),
+          later.isNegative()
+              ? ""
+              : " (etcd's minimum TTL is longer): a crashed leader is replaced up to "
+                  + Durations.format(later)
+                  + " later than it says");
+    }
   }
 
   /**
@@ -488,17 +507,17 @@ final class LeaseKeeper implements AutoCloseable {
                 confirmed.value().apply(confirmed.sentAt() + current.ttlNanos, unexpected));
         return;
       } catch (EtcdUnavailableException e) {
-        int size = keysPerCheck;
+        int size = keysPerCheck.get();
         if (!isTooManyOps(e) || size == 1) {
           throw e;
         }
         // An etcd with a lower --max-txn-ops than its default: learn it once, in this round.
-        keysPerCheck = Math.max(1, size / 2);
+        int fewer = keysPerCheck.accumulateAndGet(Math.max(1, size / 2), Math::min);
         log.warn(
             "etcd refused {} reads in one transaction (its --max-txn-ops is lower); confirming"
                 + " held keys {} at a time from now on",
             size,
-            keysPerCheck);
+            fewer);
         reads.clear();
         reads.add(ticker.nanoTime(), confirmRead(keys));
       }
@@ -553,7 +572,7 @@ final class LeaseKeeper implements AutoCloseable {
    * request for all but the largest sessions.
    */
   private CompletableFuture<Confirmation> confirmRead(List<HeldKey> keys) {
-    int size = keysPerCheck;
+    int size = keysPerCheck.get();
     List<List<HeldKey>> chunks = new ArrayList<>();
     List<CompletableFuture<TxnResponse>> answers = new ArrayList<>();
     for (int from = 0; from < keys.size(); from += size) {
@@ -587,6 +606,27 @@ final class LeaseKeeper implements AutoCloseable {
           }
         }
       }
+    }
+  }
+
+  /**
+   * The most operations etcd takes in one transaction as far as this session knows: 128 (etcd's
+   * default {@code --max-txn-ops}) until etcd refused a larger one.
+   */
+  int maxTxnOps() {
+    return keysPerCheck.get();
+  }
+
+  /** etcd refused a transaction of {@code ops} operations (or compares) as too large. */
+  void refusedTxnOps(int ops) {
+    int before = keysPerCheck.get();
+    int now = keysPerCheck.accumulateAndGet(Math.max(1, ops - 1), Math::min);
+    if (now < before) {
+      log.warn(
+          "etcd refused a transaction of {} operations (its --max-txn-ops is lower); at most {}"
+              + " from now on",
+          ops,
+          now);
     }
   }
 

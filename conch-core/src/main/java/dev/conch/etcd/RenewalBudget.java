@@ -14,7 +14,8 @@ import java.time.Duration;
  * is therefore all the time a renewal has between two acknowledged ones. The next renewal goes out
  * a quarter of the way into it ({@link #interval()} = {@code min(ceiling, W/4)}), and each attempt
  * gives up after {@code W/8} ({@link #attemptTimeout()}, at most the call timeout) and is retried
- * at once: with round-robin over the endpoints the retry reaches another member. So an etcd that
+ * at once (with round-robin over the endpoints the retry reaches another member); an attempt that
+ * failed fast instead (no connection) is retried {@link #afterFastFailure()} later. So an etcd that
  * stalls for less than {@code 3W/4} (3 s with the CLI's TTL 10 s and kill-after 5 s) costs no
  * leadership: the attempt under way when it recovers is answered in time.
  *
@@ -58,6 +59,17 @@ public record RenewalBudget(Duration interval, Duration attemptTimeout) {
     Duration interval = min(ceiling, window.dividedBy(4));
     Duration attempt = min(callTimeout, window.dividedBy(8));
     return new RenewalBudget(interval, attempt);
+  }
+
+  /**
+   * How long after a renewal attempt that failed fast (no connection; a member without a raft
+   * leader waits at most 50 ms) the next one goes out: a quarter attempt, at least 10 ms. Only
+   * after an attempt that timed out does the next go out at once.
+   */
+  public Duration afterFastFailure() {
+    Duration quarter = attemptTimeout.dividedBy(4);
+    Duration floor = Duration.ofMillis(10);
+    return quarter.compareTo(floor) >= 0 ? quarter : floor;
   }
 
   private static Duration min(Duration a, Duration b) {

@@ -3,6 +3,7 @@ package dev.conch.etcd;
 import dev.conch.Durations;
 import dev.conch.ElectionOptions;
 import dev.conch.InvalidArgumentException;
+import dev.conch.process.ExternalCommandRunner;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -19,7 +20,9 @@ import java.util.Objects;
  * are signed: {@code -1s} is a second before D. Round trips to etcd (a few, tens of milliseconds on
  * a LAN) come on top of the fail-over and hand-over figures.
  *
- * @param ttl the lease TTL
+ * @param ttl the lease TTL asked for. etcd grants it unless its minimum TTL (1.5 election timeouts,
+ *     rounded up to a second: 2 s with its defaults) is longer; a longer lease delays only a crash
+ *     fail-over, and the session logs the TTL granted when it differs
  * @param lossLead how long before D leadership is dropped: stop timeout plus safety margin
  * @param renewInterval how often the lease is renewed while all is well ({@link RenewalBudget})
  * @param attemptTimeout how long one renewal attempt may take before the next one starts
@@ -31,7 +34,8 @@ import java.util.Objects;
  * @param crashFailover the longest an office stays without a leader after its holder's process dies
  *     while etcd is healthy: the whole TTL left after a renewal, plus etcd's expiry scan
  * @param gracefulHandover the longest a resign or shutdown takes before the successor can win: the
- *     lose side's stop (per lose hook for an election's own hooks)
+ *     lose side's stop (per lose hook for an election's own hooks; a runner's includes, for each
+ *     process group it stops, the {@link ExternalCommandRunner#KILL_WAIT} after a SIGKILL)
  * @param loseHookEnd relative to D, after an involuntary loss, the latest a lose hook is waited for
  *     or may run: the safety margin before D. An election's own hook still running then is
  *     interrupted and left behind (one that heeds interrupts ends about then; one that ignores them
@@ -141,7 +145,10 @@ public record TimingBudget(
     // D - loss lead + min(kill-after, stop timeout). After a resign the on-lose hook may run its
     // timeout, then kill-after more until its own SIGKILL; after an involuntary loss it is killed
     // at D - margin (TermWork reads the deadline as the hook runs), and not started past it.
-    Duration onLoseRuns = hookTimeout.plus(killAfter);
+    // Each group stopped (the command's, then on-lose's) may take KILL_WAIT more after its SIGKILL
+    // to be gone (a process in uninterruptible sleep) before the stop goes on.
+    Duration groupStop = killAfter.plus(ExternalCommandRunner.KILL_WAIT);
+    Duration onLoseRuns = hookTimeout.plus(groupStop);
     return new TimingBudget(
         ttl,
         lossLead,
@@ -149,7 +156,7 @@ public record TimingBudget(
         renewal.attemptTimeout(),
         riddenOut(ttl, lossLead, renewal),
         ttl.plus(EXPIRY_SCAN),
-        onLose ? killAfter.plus(onLoseRuns) : killAfter,
+        onLose ? groupStop.plus(onLoseRuns) : groupStop,
         election.safetyMargin().negated(),
         // The last acknowledged renewal may have gone out one interval before the freeze; a
         // runner that wakes by D - margin kills the command at once (the grace is cut to end
@@ -197,11 +204,19 @@ public record TimingBudget(
     return ttl.minus(lossLead);
   }
 
+  /**
+   * How long after a renewal attempt that failed fast (no connection, no raft leader) the next goes
+   * out; after one that timed out, the next goes at once ({@link RenewalBudget#afterFastFailure}).
+   */
+  public Duration retryAfterFastFailure() {
+    return new RenewalBudget(renewInterval, attemptTimeout).afterFastFailure();
+  }
+
   /** The figures in one line, for a log. */
   public String summary() {
     return "ttl "
         + f(ttl)
-        + ", leadership dropped "
+        + " asked for, leadership dropped "
         + f(lossLead)
         + " before the lease deadline D, renewed every "
         + f(renewInterval)
@@ -215,7 +230,11 @@ public record TimingBudget(
         + f(crashFailover)
         + "; graceful hand-over up to "
         + f(gracefulHandover)
-        + (runner ? "" : " per lose hook")
+        + (runner
+            ? " (with "
+                + f(ExternalCommandRunner.KILL_WAIT)
+                + " per process group for it to be gone after a SIGKILL)"
+            : " per lose hook")
         + "; "
         + (runner
             ? "on-lose may run until " + relative(loseHookEnd) + " (a successor may start at D)"

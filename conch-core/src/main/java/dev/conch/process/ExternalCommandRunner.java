@@ -69,6 +69,14 @@ public final class ExternalCommandRunner implements AutoCloseable {
    */
   public static final Duration STOP_SLACK = Duration.ofMillis(500);
 
+  /**
+   * How long a stop waits after SIGKILL for a process group to be gone before it reports what still
+   * runs and goes on: 2 s. A group is gone within milliseconds of SIGKILL unless one of its
+   * processes is in uninterruptible sleep (a hung NFS mount, a device); a graceful hand-over may
+   * take that long more per group stopped (the command's, the on-lose hook's).
+   */
+  public static final Duration KILL_WAIT = ProcessGroup.KILL_WAIT;
+
   private final RunnerLifecycle supervisor;
 
   private ExternalCommandRunner(RunnerLifecycle supervisor) {

@@ -40,7 +40,8 @@ class TimingBudgetTest {
     assertThat(budget.outageRiddenOut()).isEqualTo(ms(2500));
     assertThat(budget.ridesOutRaftLeaderChange()).isFalse();
     assertThat(budget.crashFailover()).isEqualTo(ms(10_500)); // TTL + 500 ms scan
-    assertThat(budget.gracefulHandover()).isEqualTo(ms(5000)); // the SIGTERM grace
+    // The SIGTERM grace, then up to 2 s for the group to be gone after its SIGKILL.
+    assertThat(budget.gracefulHandover()).isEqualTo(ms(7000));
     // After a loss the command's SIGKILL goes out at D - 6 s + 5 s = D - 1 s; an on-lose hook
     // still running at D - 500 ms (the margin) is killed then.
     assertThat(budget.loseHookEnd()).isEqualTo(ms(-500));
@@ -73,10 +74,19 @@ class TimingBudgetTest {
   }
 
   @Test
-  void anOnLoseHookLengthensTheGracefulHandOverByItsTimeoutAndItsKillAfter() {
+  void anOnLoseHookLengthensTheGracefulHandOverByItsTimeoutItsKillAfterAndItsKillWait() {
     TimingBudget budget = cli(Duration.ofSeconds(10), Duration.ofSeconds(5), true);
 
-    assertThat(budget.gracefulHandover()).isEqualTo(ms(40_000)); // 5 s + 30 s + 5 s
+    // (5 s + 2 s) for the command's group, 30 s + (5 s + 2 s) for on-lose's.
+    assertThat(budget.gracefulHandover()).isEqualTo(ms(44_000));
+  }
+
+  @Test
+  void aRenewalThatFailedFastIsRetriedAQuarterAttemptLaterNotAtOnce() {
+    assertThat(cli(Duration.ofSeconds(10), Duration.ofSeconds(5), false).retryAfterFastFailure())
+        .isEqualTo(ms(125)); // 500 ms / 4
+    assertThat(cli(Duration.ofSeconds(2), ms(100), false).retryAfterFastFailure())
+        .isEqualTo(ms(28).plusNanos(125_000)); // 112.5 ms / 4
   }
 
   @Test
@@ -89,7 +99,7 @@ class TimingBudgetTest {
     assertThat(budget.attemptTimeout()).isEqualTo(ms(112).plusNanos(500_000)); // W / 8
     assertThat(budget.outageRiddenOut()).isEqualTo(ms(562).plusNanos(500_000)); // W - I - A
     assertThat(budget.crashFailover()).isEqualTo(ms(2500));
-    assertThat(budget.gracefulHandover()).isEqualTo(ms(100));
+    assertThat(budget.gracefulHandover()).isEqualTo(ms(2100)); // 100 ms + 2 s kill wait
     // SIGKILL at D - 1.1 s + 100 ms = D - 1 s; on-lose is killed at D - 500 ms.
     assertThat(budget.loseHookEnd()).isEqualTo(ms(-500));
     assertThat(budget.fencedOnlyPause()).isEqualTo(ms(1275)); // 2 s - 225 ms - 500 ms
@@ -165,11 +175,13 @@ class TimingBudgetTest {
 
     assertThat(summary)
         .doesNotContain("\n")
-        .contains("ttl 10s")
+        .contains("ttl 10s asked for")
         .contains("renewed every 1s (attempts up to 500ms)")
         .contains("rides out etcd outages up to 2s500ms")
         .contains("crash fail-over up to 10s500ms")
-        .contains("graceful hand-over up to 5s")
+        .contains(
+            "graceful hand-over up to 7s (with 2s per process group for it to be gone after a"
+                + " SIGKILL)")
         .contains("on-lose may run until D-500ms")
         .contains("a pause over 8s500ms is fenced only");
   }

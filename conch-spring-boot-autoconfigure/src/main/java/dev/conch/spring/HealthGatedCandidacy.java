@@ -178,6 +178,15 @@ public final class HealthGatedCandidacy implements SmartLifecycle {
       Thread.currentThread().interrupt();
     } catch (RuntimeException ex) {
       logger.warn("Checking the health that conch's offices require failed", ex);
+    } catch (Error ex) {
+      // Not thrown on: the executor would end the checks without a word, and every office would
+      // stay paused or unpaused as it is now, whatever its health.
+      logger.error(
+          "Checking the health that conch's offices require failed with an Error; checking goes"
+              + " on every "
+              + this.interval.toMillis()
+              + "ms",
+          ex);
     } finally {
       this.pauses.checked();
     }
@@ -300,7 +309,8 @@ public final class HealthGatedCandidacy implements SmartLifecycle {
       if (this.running) {
         join.run();
       }
-    } catch (RuntimeException ex) {
+    } catch (RuntimeException | Error ex) {
+      // Caught: the executor would keep an Error to itself, and the office would stay out.
       logger.warn("office " + office + ": joining the election again failed", ex);
     } finally {
       this.leaving.remove(office);
@@ -310,7 +320,7 @@ public final class HealthGatedCandidacy implements SmartLifecycle {
   private void publish(CandidacyEvent event) {
     try {
       this.publisher.publishEvent(event);
-    } catch (RuntimeException ex) {
+    } catch (RuntimeException | Error ex) {
       logger.warn("A listener of " + event + " failed", ex);
     }
   }

@@ -101,7 +101,9 @@ final class HealthRounds {
       }
       try {
         answers.put(name, this.probe.apply(name));
-      } catch (RuntimeException ex) {
+      } catch (RuntimeException | Error ex) {
+        // An Error too (a StackOverflowError in the indicator): a check that fails is not UP, and
+        // the other names of the round are still checked.
         answers.put(name, "the health check of " + name + " failed: " + ex);
       }
     }

@@ -9,8 +9,11 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Set;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -102,7 +105,9 @@ public final class TcpProxy implements AutoCloseable {
   /**
    * Holds every chunk that a client sends for {@code delay} before it goes on to the target (zero:
    * at once), in order, while answers flow back at once: a slow link or member, where a request
-   * reaches etcd after the client gave up on it. Applies to chunks read from now on.
+   * reaches etcd after the client gave up on it. Applies to chunks read from now on. Each chunk is
+   * held from when it was read, and reading goes on meanwhile: a request sent in two chunks arrives
+   * one delay late, not two.
    */
   public synchronized void delayRequests(Duration delay) {
     requestDelayNanos = delay.toNanos();
@@ -187,10 +192,14 @@ public final class TcpProxy implements AutoCloseable {
     return !closed && !link.isClosed();
   }
 
-  /** Waits until a chunk read at {@code readAt} is due; false if closed meanwhile. */
-  private synchronized boolean awaitDelay(Link link, long readAt) {
+  private synchronized long requestDelayNanos() {
+    return requestDelayNanos;
+  }
+
+  /** Waits until {@code dueAt} ({@link System#nanoTime}); false if closed meanwhile. */
+  private synchronized boolean awaitDue(Link link, long dueAt) {
     while (!closed && !link.isClosed()) {
-      long left = readAt + requestDelayNanos - System.nanoTime();
+      long left = dueAt - System.nanoTime();
       if (left <= 0) {
         return true;
       }
@@ -235,6 +244,7 @@ public final class TcpProxy implements AutoCloseable {
     private @Nullable Socket upstream; // guarded by "this" Link
     private boolean linkClosed; // guarded by "this" Link
     private final AtomicInteger openDirections = new AtomicInteger(2);
+    private final BlockingQueue<Chunk> requests = new LinkedBlockingQueue<>();
 
     Link(Socket client) {
       this.client = client;
@@ -263,11 +273,13 @@ public final class TcpProxy implements AutoCloseable {
         }
         upstream = target;
       }
-      thread(id + "-down", () -> pump(target, client, false)).start();
-      pump(client, target, true);
+      thread(id + "-down", () -> pump(target, client)).start();
+      thread(id + "-up-send", () -> send(target)).start();
+      read(client);
     }
 
-    private void pump(Socket from, Socket to, boolean request) {
+    /** Answers: forwarded as they come. */
+    private void pump(Socket from, Socket to) {
       byte[] buffer = new byte[16 * 1024];
       try {
         InputStream in = from.getInputStream();
@@ -275,13 +287,10 @@ public final class TcpProxy implements AutoCloseable {
         while (awaitOpen(this)) {
           int n = in.read(buffer);
           if (n < 0) {
-            to.shutdownOutput(); // pass the half-close on, the other direction may still flow
-            if (openDirections.decrementAndGet() == 0) {
-              close(false);
-            }
+            halfClose(to);
             return;
           }
-          if ((request && !awaitDelay(this, System.nanoTime())) || !awaitOpen(this)) {
+          if (!awaitOpen(this)) {
             return;
           }
           out.write(buffer, 0, n);
@@ -289,6 +298,64 @@ public final class TcpProxy implements AutoCloseable {
           forwarded.addAndGet(n);
         }
       } catch (IOException e) {
+        close(false);
+      }
+    }
+
+    /**
+     * Requests: read as they come, each stamped with when it is due, and handed to {@link #send}.
+     * Reading never waits for a held chunk, so the next chunk's delay runs from when it came.
+     */
+    private void read(Socket from) {
+      byte[] buffer = new byte[16 * 1024];
+      try {
+        InputStream in = from.getInputStream();
+        while (awaitOpen(this)) {
+          int n = in.read(buffer);
+          if (n < 0) {
+            requests.add(Chunk.END);
+            return;
+          }
+          requests.add(
+              new Chunk(System.nanoTime() + requestDelayNanos(), Arrays.copyOf(buffer, n)));
+        }
+      } catch (IOException e) {
+        close(false);
+      } finally {
+        requests.add(Chunk.END); // a second END after the first is never taken
+      }
+    }
+
+    /** Sends each request chunk to the target when it is due, in order. */
+    private void send(Socket to) {
+      try {
+        OutputStream out = to.getOutputStream();
+        while (true) {
+          Chunk chunk = requests.take();
+          if (chunk == Chunk.END) {
+            if (!isClosed()) {
+              halfClose(to);
+            }
+            return;
+          }
+          if (!awaitDue(this, chunk.dueAt()) || !awaitOpen(this)) {
+            return;
+          }
+          out.write(chunk.bytes());
+          out.flush();
+          forwarded.addAndGet(chunk.bytes().length);
+        }
+      } catch (IOException e) {
+        close(false);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    /** Passes a half-close on: the other direction may still flow. */
+    private void halfClose(Socket to) throws IOException {
+      to.shutdownOutput();
+      if (openDirections.decrementAndGet() == 0) {
         close(false);
       }
     }
@@ -308,6 +375,7 @@ public final class TcpProxy implements AutoCloseable {
         target = upstream;
       }
       links.remove(this);
+      requests.add(Chunk.END); // the sender stops waiting
       for (Socket socket : new Socket[] {client, target}) {
         if (socket != null) {
           if (abortive) {
@@ -329,5 +397,10 @@ public final class TcpProxy implements AutoCloseable {
         // Closing is best effort; the peer sees the connection end either way.
       }
     }
+  }
+
+  /** A request chunk read from a client, and when it may go on to the target. */
+  private record Chunk(long dueAt, byte[] bytes) {
+    static final Chunk END = new Chunk(0, new byte[0]);
   }
 }

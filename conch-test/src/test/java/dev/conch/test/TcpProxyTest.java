@@ -111,6 +111,37 @@ class TcpProxyTest {
     }
   }
 
+  /**
+   * Each chunk is held for the delay from when the client sent it, not from when the chunk before
+   * it went on: a request that reaches the proxy in two reads (gRPC's headers, then its data) must
+   * not arrive one delay late in part and two delays late in part. etcd starts a request's deadline
+   * when its headers arrive, and a data frame two delays late came after it had given the request
+   * up: EtcdLatePutTest's delayed put then never landed.
+   */
+  @Test
+  void delaysEachChunkFromWhenItWasSentNotOneAfterAnother() throws Exception {
+    Duration delay = Duration.ofSeconds(1);
+    try (TcpProxy proxy = TcpProxy.start("127.0.0.1", echo.port());
+        Socket client = new Socket(InetAddress.getLoopbackAddress(), proxy.port())) {
+      client.setSoTimeout(10_000);
+      client.getOutputStream().write("warm".getBytes(UTF_8));
+      assertThat(readExactly(client.getInputStream(), 4)).isEqualTo("warm");
+      proxy.delayRequests(delay);
+
+      long sent = System.nanoTime();
+      client.getOutputStream().write("head".getBytes(UTF_8));
+      client.getOutputStream().flush();
+      // A separate read for the proxy: the first chunk is already held when the second comes.
+      Thread.sleep(200);
+      client.getOutputStream().write("data".getBytes(UTF_8));
+      client.getOutputStream().flush();
+
+      assertThat(readExactly(client.getInputStream(), 8)).isEqualTo("headdata");
+      Duration took = Duration.ofNanos(System.nanoTime() - sent);
+      assertThat(took).isGreaterThanOrEqualTo(delay).isLessThan(delay.multipliedBy(2));
+    }
+  }
+
   @Test
   void dropConnectionsResetsClientsAndKeepsAccepting() throws IOException {
     try (TcpProxy proxy = TcpProxy.start("127.0.0.1", echo.port())) {

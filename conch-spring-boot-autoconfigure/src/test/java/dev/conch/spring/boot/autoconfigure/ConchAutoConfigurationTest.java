@@ -190,12 +190,14 @@ class ConchAutoConfigurationTest {
                   .until(() -> !output.toString().contains("cannot reset gRPC"));
               // Spring defaults: W = 10 s - 1.5 s, renewed every W / 4; billing: W = 7.5 s.
               assertThat(output)
-                  .containsOnlyOnce("office app: ttl 10s, leadership dropped 1s500ms before")
-                  .contains("office app: ttl 10s, leadership dropped 1s500ms before the lease")
+                  .containsOnlyOnce(
+                      "office app: ttl 10s asked for, leadership dropped 1s500ms before")
+                  .contains(
+                      "office app: ttl 10s asked for, leadership dropped 1s500ms before the lease")
                   .contains("renewed every 2s125ms (attempts up to 500ms)")
                   .contains("rides out etcd outages up to 5s875ms")
                   .contains("a lose hook still running at D-500ms is interrupted")
-                  .containsOnlyOnce("office billing: ttl 10s, leadership dropped 2s500ms")
+                  .containsOnlyOnce("office billing: ttl 10s asked for, leadership dropped 2s500ms")
                   .contains("renewed every 1s875ms")
                   .doesNotContain("cannot reset gRPC's reconnect back-off")
                   .doesNotContain("own etcd Client bean");

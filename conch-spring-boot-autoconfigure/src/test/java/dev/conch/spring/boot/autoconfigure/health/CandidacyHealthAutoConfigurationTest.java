@@ -7,6 +7,7 @@ import dev.conch.Election;
 import dev.conch.ElectionOptions;
 import dev.conch.State;
 import dev.conch.local.LocalOffices;
+import dev.conch.spring.CandidacyEvent;
 import dev.conch.spring.CandidacyPauses;
 import dev.conch.spring.Elections;
 import dev.conch.spring.HealthGatedCandidacy;
@@ -16,6 +17,8 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -24,6 +27,7 @@ import org.springframework.boot.health.autoconfigure.registry.HealthContributorR
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.NestedExceptionUtils;
@@ -148,6 +152,74 @@ class CandidacyHealthAutoConfigurationTest {
               assertThat(billing.isLeader()).isFalse();
               assertThat(context.getBean(HealthGatedCandidacy.class).isRunning()).isTrue();
             });
+  }
+
+  @Test
+  void checkThatThrowsAnErrorCountsAsNotUpAndCheckingGoesOn() {
+    AtomicBoolean failing = new AtomicBoolean();
+    this.contextRunner
+        .withBean(
+            "brokenHealthIndicator",
+            HealthIndicator.class,
+            () ->
+                () -> {
+                  if (failing.get()) {
+                    throw new StackOverflowError("deep in the indicator");
+                  }
+                  return Health.up().build();
+                })
+        .withPropertyValues("conch.require-health=broken", "conch.quarantine=0s")
+        .run(
+            context -> {
+              Election billing = context.getBean(Election.class);
+              assertThat(billing.awaitLeadership(WAIT)).isTrue();
+              failing.set(true);
+              await().atMost(WAIT).until(() -> billing.state() == State.DENIED);
+              assertThat(context.getBean(CandidacyPauses.class).pause("billing"))
+                  .hasValueSatisfying(
+                      pause ->
+                          assertThat(pause.reason())
+                              .isEqualTo(
+                                  "the health check of broken failed:"
+                                      + " java.lang.StackOverflowError: deep in the indicator"));
+              failing.set(false);
+              assertThat(billing.awaitLeadership(WAIT)).isTrue();
+            });
+  }
+
+  @Test
+  void listenerThatThrowsAnErrorDoesNotEndTheChecking() {
+    this.contextRunner
+        .withBean("dbHealthIndicator", ToggledHealthIndicator.class)
+        .withBean(FailingListener.class)
+        .withPropertyValues("conch.require-health=db", "conch.quarantine=0s")
+        .run(
+            context -> {
+              Election billing = context.getBean(Election.class);
+              assertThat(billing.awaitLeadership(WAIT)).isTrue();
+              context.getBean(ToggledHealthIndicator.class).down();
+              await().atMost(WAIT).until(() -> billing.state() == State.DENIED);
+              assertThat(context.getBean(FailingListener.class).calls).hasPositiveValue();
+              context.getBean(ToggledHealthIndicator.class).up();
+              // Only a check that still runs resumes the candidacy.
+              assertThat(billing.awaitLeadership(WAIT)).isTrue();
+            });
+  }
+
+  /**
+   * A listener of the candidacy's events that fails with an Error, as a test's assertion does. An
+   * {@code ApplicationListener}, not an {@code @EventListener} method: Spring wraps what such a
+   * method throws, other than a RuntimeException, in an UndeclaredThrowableException.
+   */
+  static class FailingListener implements ApplicationListener<CandidacyEvent> {
+
+    final AtomicInteger calls = new AtomicInteger();
+
+    @Override
+    public void onApplicationEvent(CandidacyEvent event) {
+      this.calls.incrementAndGet();
+      throw new AssertionError("a listener's assertion failed");
+    }
   }
 
   @Test
