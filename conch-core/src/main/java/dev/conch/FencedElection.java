@@ -204,7 +204,9 @@ public final class FencedElection implements Election {
       }
     }
     // Read outside the monitor: the loop asks it for the command, and must not wait on etcd.
-    HandOver.Plan plan = HandOver.plan(term.leadership().holder(), readLine(), candidateId.strip());
+    HandOver.Plan plan =
+        HandOver.plan(
+            term.leadership().holder(), readLine(), candidateId.strip(), lock.maxTxnOps());
     synchronized (monitor) {
       if (current != term || command != Command.RUN || !term.isValid()) {
         throw new NotLeaderException(office()); // the term ended while the line was read

@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -102,10 +101,6 @@ class EtcdMaxTxnOpsTest {
   }
 
   @Test
-  @Disabled(
-      "needs FencedElection.transfer to plan against the store's limit:"
-          + " HandOver.plan(term.leadership().holder(), readLine(), candidateId.strip(),"
-          + " lock.maxTxnOps()); FencedElection is outside this change (issue 28, part 4)")
   void aHandOverPastMoreThanTheLearnedLimitIsRefusedUpFront() throws Exception {
     Client client = etcds.client(etcd.cluster());
     EtcdSession session = learned(client, "limit-past");
