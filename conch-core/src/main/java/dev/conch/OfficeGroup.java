@@ -53,10 +53,21 @@ public interface OfficeGroup extends AutoCloseable {
    *
    * @param id its candidate id (the {@link Holder#id()} of its elections)
    * @param priority its priority: higher leads first
-   * @param leads how many of the group's offices it leads
+   * @param leads how many of the group's offices it leads (an office it is handing over counts
+   *     until the hand-over ended)
    * @param self whether it is this member
+   * @param receiving whether it stands in the line of at least one of the group's offices
+   *     (campaigning, following or leading; not denied by its gate, backing off or closed), so that
+   *     an office can be handed to it: only receivers are given offices, and only they count in the
+   *     fair share
    */
-  record Member(String id, int priority, int leads, boolean self) {}
+  record Member(String id, int priority, int leads, boolean self, boolean receiving) {
+
+    /** A member that receives. */
+    public Member(String id, int priority, int leads, boolean self) {
+      this(id, priority, leads, self, true);
+    }
+  }
 
   /**
    * An office this member handed to another.

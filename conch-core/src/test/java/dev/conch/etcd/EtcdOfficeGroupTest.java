@@ -76,7 +76,8 @@ class EtcdOfficeGroupTest {
             .getKvs()
             .get(0);
     assertThat(key.getLease()).isEqualTo(a.session.leaseId());
-    assertThat(text(key.getValue())).isEqualTo("{\"id\":\"a\",\"priority\":1,\"leads\":3}");
+    assertThat(text(key.getValue()))
+        .isEqualTo("{\"id\":\"a\",\"priority\":1,\"leads\":3,\"receiving\":true}");
   }
 
   private static Member[] self(List<Member> members, String id) {
