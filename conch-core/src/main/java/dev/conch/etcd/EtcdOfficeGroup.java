@@ -41,12 +41,13 @@ import org.slf4j.LoggerFactory;
  * move nothing moves until the target's published count shows it (or {@link #settleBound} passed),
  * so that the next decision is made on what the others see too.
  *
- * <p>What {@link ShareRule} is told of the others: a member that refused every office offered is
- * not a receiver for {@link GroupOptions#delay()} (doubled on each refusal in a row, up to {@link
- * #RESYNC}), or until its standing changes (it was out of every line and is back, or it joined
- * anew); and a member of higher priority than this one is not a receiver until its key is older
- * than the hold-down, which is {@link GroupOptions#minTenure()}: a member that rejoins every few
- * seconds (crash-looping) does not pull every office over on each rejoin.
+ * <p>What {@link ShareRule} is told of the others ({@link GroupTargets}): a member that refused
+ * every office offered is not a receiver for {@link GroupOptions#delay()} (at least 1 s, doubled on
+ * each refusal in a row, up to {@link #RESYNC}), or until its standing changes (it was out of every
+ * line and is back, or it joined anew); and a member of higher priority than this one is not a
+ * receiver until its key is older than the hold-down, which is {@link GroupOptions#minTenure()}
+ * (the same wait a term has before it is handed up): a member that rejoins every few seconds
+ * (crash-looping) does not pull every office over on each rejoin.
  */
 final class EtcdOfficeGroup implements OfficeGroup {
 
@@ -87,6 +88,7 @@ final class EtcdOfficeGroup implements OfficeGroup {
   private final String self;
   private final Ticker ticker;
   private final GroupMembership membership;
+  private final GroupTargets targets;
   private final BlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
   private final Map<String, Office> offices = new ConcurrentHashMap<>();
   private final List<Consumer<Move>> listeners = new CopyOnWriteArrayList<>();
@@ -107,7 +109,6 @@ final class EtcdOfficeGroup implements OfficeGroup {
   private boolean outage;
   private boolean taken;
   private long movesPausedUntil;
-  private final Map<String, Refusal> refusals = new HashMap<>();
   private long lookAgain = TICK;
 
   // The move under way, if any: set and cleared by the group's thread (close reads it).
@@ -133,31 +134,21 @@ final class EtcdOfficeGroup implements OfficeGroup {
   /** A move made, until the target's published count shows it or the bound passed. */
   private record Pending(String target, int leadsBefore, long until) {}
 
-  /**
-   * A member that refused every office offered: not given any until {@code until}, or until it
-   * joins anew ({@code createRevision}) or comes back into a line after being out of every one.
-   */
-  private static final class Refusal {
-    final long createRevision;
-    final int strikes;
-    final long until;
-    boolean sawOut;
-
-    Refusal(long createRevision, int strikes, long until) {
-      this.createRevision = createRevision;
-      this.strikes = strikes;
-      this.until = until;
-    }
-  }
-
   EtcdOfficeGroup(EtcdSession session, GroupOptions options) {
     this.session = session;
     this.options = options;
     this.self = options.memberId();
     this.ticker = session.ticker();
     this.membership = new GroupMembership(session, options.name(), self, options.priority());
+    this.targets =
+        new GroupTargets(
+            membership,
+            options.minTenure().toNanos(),
+            Math.max(RETRY, options.delay().toNanos()),
+            RESYNC.toNanos());
     this.settleBound = session.timeout().toNanos();
     this.membershipChangedAt = ticker.nanoTime();
+    this.movesPausedUntil = membershipChangedAt;
     this.stopListening = session.listen(this::wake);
     this.thread = new Thread(this::run, "conch-group-" + options.name());
     this.thread.setDaemon(true);
@@ -349,7 +340,8 @@ final class EtcdOfficeGroup implements OfficeGroup {
       membershipSignature = signature;
       membershipChangedAt = now;
     }
-    List<Member> view = receivers(seen, now);
+    List<Member> view = targets.view(seen, options.priority(), now);
+    lookAgain = Math.max(1, Math.min(lookAgain, targets.nextChange()));
     if (under != null
         || now - membershipChangedAt < options.delay().toNanos()
         || now - movesPausedUntil < 0
@@ -406,51 +398,13 @@ final class EtcdOfficeGroup implements OfficeGroup {
     return false;
   }
 
-  /**
-   * The members as {@link ShareRule} is to see them: not receiving while they refused lately, nor
-   * while they are of higher priority than this member and joined less than the hold-down ago.
-   */
-  private List<Member> receivers(List<Member> seen, long now) {
-    int mine = seen.stream().filter(Member::self).mapToInt(Member::priority).findFirst().orElse(0);
-    long holdDown = options.minTenure().toNanos();
-    refusals.keySet().retainAll(seen.stream().map(Member::id).toList());
-    List<Member> view = new ArrayList<>(seen.size());
-    for (Member member : seen) {
-      boolean receiving = member.receiving();
-      Refusal refusal = refusals.get(member.id());
-      if (refusal != null) {
-        refusal.sawOut |= !member.receiving();
-        if (refusal.createRevision != membership.createRevision(member.id())
-            || refusal.sawOut && member.receiving()) {
-          refusals.remove(member.id()); // a new standing: tried at once, no strikes kept
-        } else if (now - refusal.until < 0) {
-          receiving = false;
-        }
-        // Past its time it is tried again; the strikes stay for the next back-off.
-      }
-      if (!member.self() && member.priority() > mine) {
-        long age = membership.keyAge(member.id(), now);
-        if (age < holdDown) {
-          receiving = false;
-          lookAgain = Math.min(lookAgain, Math.max(1, holdDown - Math.max(0, age)));
-        }
-      }
-      view.add(
-          receiving == member.receiving()
-              ? member
-              : new Member(
-                  member.id(), member.priority(), member.leads(), member.self(), receiving));
-    }
-    return view;
-  }
-
   /** What came of the move under way: told, refused, or nothing. */
   private void moved(GroupMove.Outcome outcome) {
     move = null;
     long now = ticker.nanoTime();
     if (outcome instanceof GroupMove.Moved moved) {
       Move made = moved.move();
-      refusals.remove(made.to());
+      targets.took(made.to());
       pending =
           new Pending(made.to(), leadsBeforeMove.getOrDefault(made.to(), 0), now + settleBound);
       handingTo = List.of(made.to());
@@ -463,13 +417,7 @@ final class EtcdOfficeGroup implements OfficeGroup {
           made.reason());
       tell(made);
     } else if (outcome instanceof GroupMove.Refused refused) {
-      long base = Math.max(RETRY, options.delay().toNanos());
-      for (String target : refused.targets()) {
-        Refusal before = refusals.get(target);
-        int strikes = before == null ? 1 : Math.min(before.strikes + 1, 16);
-        long wait = Math.min(RESYNC.toNanos(), base << Math.min(strikes - 1, 5));
-        refusals.put(target, new Refusal(membership.createRevision(target), strikes, now + wait));
-      }
+      targets.refused(refused.targets(), now);
       log.debug("group {}: {} refused; tried again later", options.name(), refused.targets());
     } else if (outcome instanceof GroupMove.NotMoved notMoved) {
       if (notMoved.failed()) {
