@@ -348,14 +348,14 @@ final class EtcdOfficeGroup implements OfficeGroup {
         || settling) {
       return;
     }
-    Set<String> incoming = membership.incoming();
+    Set<String> moving = membership.moving();
     boolean quiet =
-        incoming.isEmpty()
+        moving.isEmpty()
             && now - membership.countsChangedAt() >= COUNTS_QUIET
             && membership.putLeads() == leads;
     Optional<ShareRule.Plan> plan =
         ShareRule.decide(
-            view, self, led, options.minTenure().toNanos(), offices.size(), quiet, incoming);
+            view, self, led, options.minTenure().toNanos(), offices.size(), quiet, moving);
     if (plan.isEmpty()) {
       return;
     }

@@ -230,16 +230,20 @@ final class GroupMembership {
     return seen == null ? 0 : seen[0];
   }
 
-  /** The members that the others (not this one) are handing an office to, as they published. */
-  Set<String> incoming() {
-    Set<String> incoming = new TreeSet<>();
+  /**
+   * The members whose counts are about to change, as the others (not this one) published: those
+   * handing an office over, and those they hand to.
+   */
+  Set<String> moving() {
+    Set<String> moving = new TreeSet<>();
     toById.forEach(
         (id, to) -> {
           if (!id.equals(self)) {
-            incoming.addAll(to);
+            moving.add(id);
+            moving.addAll(to);
           }
         });
-    return incoming;
+    return moving;
   }
 
   /** When a count, or who is in the group, last changed as seen here ({@link dev.conch.Ticker}). */

@@ -73,8 +73,8 @@ final class ShareRule {
    *     counts, which lag the hand-overs, the group's size as the fair floor counts it
    * @param quiet whether the counts are quiet: none changed lately and no hand-over is under way,
    *     so that they show every hand-over made (then no floor holds a giver back)
-   * @param incoming the members that others are handing an office to now: their counts are about to
-   *     change, so they are not given a share until those hand-overs show
+   * @param moving the members that others are handing an office to now, and those handing it: their
+   *     counts are about to change, so they are not given a share until those hand-overs show
    */
   static Optional<Plan> decide(
       List<Member> members,
@@ -83,7 +83,7 @@ final class ShareRule {
       long minTenureNanos,
       int offices,
       boolean quiet,
-      Set<String> incoming) {
+      Set<String> moving) {
     Member me = null;
     int top = Integer.MIN_VALUE;
     for (Member member : members) {
@@ -117,12 +117,12 @@ final class ShareRule {
       return plan(due, eligible, Reason.PRIORITY);
     }
     List<Member> fewer =
-        eligible.stream().filter(m -> m.leads() <= mine - 2 && !incoming.contains(m.id())).toList();
+        eligible.stream().filter(m -> m.leads() <= mine - 2 && !moving.contains(m.id())).toList();
     if (fewer.isEmpty()) {
       return Optional.empty();
     }
     Optional<Member> target =
-        slot(eligible, new Member(self, top, mine, true), offices, quiet, incoming);
+        slot(eligible, new Member(self, top, mine, true), offices, quiet, moving);
     if (target.isEmpty()) {
       return Optional.empty();
     }
@@ -154,7 +154,7 @@ final class ShareRule {
    * outside the group (or vacant) must not stop the share.
    */
   private static Optional<Member> slot(
-      List<Member> others, Member me, int offices, boolean quiet, Set<String> incoming) {
+      List<Member> others, Member me, int offices, boolean quiet, Set<String> moving) {
     List<Member> all = new ArrayList<>(others);
     all.add(me);
     int min = Integer.MAX_VALUE;
@@ -175,7 +175,7 @@ final class ShareRule {
       if (member.leads() >= min + 2) {
         givers.add(member);
       }
-      if (member.leads() <= max - 2 && !incoming.contains(member.id())) {
+      if (member.leads() <= max - 2 && !moving.contains(member.id())) {
         receivers.add(member);
       }
     }

@@ -24,8 +24,8 @@ import java.util.Set;
  *       (its flag is stale);
  *   <li>a giver publishes whom it hands to before the hand-over (seen in the next round, whatever
  *       the lag: etcd's watch delivers in revision order), and clears it once the target's count
- *       shows the hand-over (at most {@link #SETTLE} rounds); the others do not give to those
- *       targets meanwhile;
+ *       shows the hand-over (at most {@link #SETTLE} rounds); the others do not give to that giver
+ *       or those targets meanwhile;
  *   <li>counts are quiet once nobody hands over and the view was the same for three rounds in a row
  *       (longer than the lag), as the group's {@code COUNTS_QUIET} is longer than a count takes to
  *       be published.
@@ -135,13 +135,14 @@ final class ShareSimulation {
         if (led.get(i).isEmpty()) {
           continue; // it has nothing to give
         }
-        Set<String> incoming = new HashSet<>();
+        Set<String> moving = new HashSet<>();
         for (int j = 0; j < n; j++) {
-          if (j != i) {
-            incoming.addAll(toSeen.get(j));
+          if (j != i && !toSeen.get(j).isEmpty()) {
+            moving.add(IDS[j]);
+            moving.addAll(toSeen.get(j));
           }
         }
-        boolean quiet = still && incoming.isEmpty();
+        boolean quiet = still && moving.isEmpty();
         List<Member> members = new ArrayList<>();
         Map<String, Integer> mine = excluded.computeIfAbsent(i, k -> new HashMap<>());
         // What decide() is given, in one number: the same as last time, when it said nothing,
@@ -156,7 +157,7 @@ final class ShareSimulation {
           int leads = j == i ? led.get(i).size() : view[j];
           members.add(new Member(IDS[j], priority[j], leads, j == i, receiving));
           inputs =
-              inputs << 6 | leads << 2 | (receiving ? 2 : 0) | (incoming.contains(IDS[j]) ? 1 : 0);
+              inputs << 6 | leads << 2 | (receiving ? 2 : 0) | (moving.contains(IDS[j]) ? 1 : 0);
         }
         if (inputs == idle[i]) {
           continue;
@@ -166,7 +167,7 @@ final class ShareSimulation {
           offices.add(new ShareRule.Office(office, Long.MAX_VALUE / 2, true));
         }
         Optional<ShareRule.Plan> plan =
-            ShareRule.decide(members, IDS[i], offices, 0, this.offices, quiet, incoming);
+            ShareRule.decide(members, IDS[i], offices, 0, this.offices, quiet, moving);
         if (plan.isEmpty()) {
           idle[i] = inputs;
           continue;
