@@ -41,13 +41,14 @@ import org.slf4j.LoggerFactory;
  * move nothing moves until the target's published count shows it (or {@link #settleBound} passed),
  * so that the next decision is made on what the others see too.
  *
- * <p>What {@link ShareRule} is told of the others ({@link GroupTargets}): a member that refused
- * every office offered is not a receiver for {@link GroupOptions#delay()} (at least 1 s, doubled on
- * each refusal in a row, up to {@link #RESYNC}), or until its standing changes (it was out of every
- * line and is back, or it joined anew); and a member of higher priority than this one is not a
- * receiver until its key is older than the hold-down, which is {@link GroupOptions#minTenure()}
- * (the same wait a term has before it is handed up): a member that rejoins every few seconds
- * (crash-looping) does not pull every office over on each rejoin.
+ * <p>What {@link ShareRule} is told of the others ({@link GroupTargets}): after a refusal the
+ * member waits {@link GroupOptions#delay()} (at least 1 s) before it gives again; a member that
+ * refused every office offered twice in a row is not a receiver for the delay (doubled on each
+ * refusal in a row, up to {@link #RESYNC}), or until its standing changes (it was out of every line
+ * and is back, or it joined anew); and a member of higher priority than this one is not a receiver
+ * until its key is older than the hold-down, which is {@link GroupOptions#minTenure()} (the same
+ * wait a term has before it is handed up): a member that rejoins every few seconds (crash-looping)
+ * does not pull every office over on each rejoin.
  */
 final class EtcdOfficeGroup implements OfficeGroup {
 
@@ -367,6 +368,14 @@ final class EtcdOfficeGroup implements OfficeGroup {
         return;
       }
     }
+    log.debug(
+        "group {}: {} moves on {} (quiet {}, moving {}): {}",
+        options.name(),
+        self,
+        view,
+        quiet,
+        moving,
+        plan.get());
     leadsBeforeMove = new HashMap<>();
     for (Member member : seen) {
       leadsBeforeMove.put(member.id(), member.leads());
@@ -409,15 +418,16 @@ final class EtcdOfficeGroup implements OfficeGroup {
           new Pending(made.to(), leadsBeforeMove.getOrDefault(made.to(), 0), now + settleBound);
       handingTo = List.of(made.to());
       log.info(
-          "group {}: handed office {} (token {}) to {} ({})",
+          "group {}: {} handed office {} (token {}) to {} ({})",
           options.name(),
+          self,
           made.office(),
           made.token(),
           made.to(),
           made.reason());
       tell(made);
     } else if (outcome instanceof GroupMove.Refused refused) {
-      targets.refused(refused.targets(), now);
+      movesPausedUntil = now + targets.refused(refused.targets(), now);
       log.debug("group {}: {} refused; tried again later", options.name(), refused.targets());
     } else if (outcome instanceof GroupMove.NotMoved notMoved) {
       if (notMoved.failed()) {

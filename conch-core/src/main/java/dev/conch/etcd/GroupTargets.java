@@ -12,11 +12,13 @@ import java.util.Set;
  * the members that {@link ShareRule} is given, with some receivers marked as not receiving.
  *
  * <ul>
- *   <li>A member that refused every office offered (it stands in some line, but not in those) is
- *       not offered any for {@code retry}, doubled on each refusal in a row up to {@code retryMax};
- *       at once again when its standing changes: it was out of every line and is back, or it joined
- *       anew (a new key). So a refusal is always tried again, and an idle group does not ask etcd
- *       every step.
+ *   <li>A member that refused every office offered twice in a row (it stands in some line, but not
+ *       in those) is not offered any for {@code retry}, doubled on each refusal in a row up to
+ *       {@code retryMax}; at once again when its standing changes: it was out of every line and is
+ *       back, or it joined anew (a new key). So a refusal is always tried again, and an idle group
+ *       does not ask etcd every step. After a first refusal the giver only waits {@code retry} (the
+ *       target is likely coming back into its lines one by one): leaving it out of the share at
+ *       once would move offices among the others that are its share.
  *   <li>A member of higher priority than this one is not a receiver until its key is older than the
  *       hold-down, as this member saw it appear: a member that rejoins every few seconds (a crash
  *       loop) does not pull every office over on each rejoin.
@@ -99,17 +101,22 @@ final class GroupTargets {
       return false;
     }
     // Past its time it is tried again; the strikes stay for the next back-off.
-    return now - refusal.until < 0;
+    return refusal.strikes >= 2 && now - refusal.until < 0;
   }
 
-  /** Every one of {@code targets} refused every office offered. */
-  void refused(Set<String> targets, long now) {
+  /**
+   * Every one of {@code targets} refused every office offered.
+   *
+   * @return how long the giver waits before it gives again (nanoseconds)
+   */
+  long refused(Set<String> targets, long now) {
     for (String target : targets) {
       Refusal before = refusals.get(target);
       int strikes = before == null ? 1 : Math.min(before.strikes + 1, 16);
       long wait = Math.min(retryMax, retry << Math.min(strikes - 1, 10));
       refusals.put(target, new Refusal(membership.createRevision(target), strikes, now + wait));
     }
+    return retry;
   }
 
   /** {@code target} took an office: its refusals are forgotten. */

@@ -13,8 +13,9 @@ import java.util.Set;
 /**
  * The members of a group as {@link EtcdOfficeGroup} runs them, in rounds: in each, every member
  * decides on the same published view ({@link ShareRule#decide}), the moves are made (a target that
- * refuses is passed over, and one that refused everything is not offered anything for {@link
- * #EXCLUDED} rounds), then the counts are published. What etcd and time do is modelled as:
+ * refuses is passed over; a giver whose targets all refused waits {@link #EXCLUDED} rounds, and
+ * from a target's second refusal in a row on leaves it out of the share for as long), then the
+ * counts are published. What etcd and time do is modelled as:
  *
  * <ul>
  *   <li>offices led outside the group (their count never changes);
@@ -63,6 +64,8 @@ final class ShareSimulation {
   private final List<int[]> views = new ArrayList<>();
   private final List<List<String>> to = new ArrayList<>();
   private final long[] idle; // per member: the inputs on which it last decided nothing
+  private final int[] pausedUntil; // per member: it gives again from this round on
+  private final List<Set<String>> refusedOnce = new ArrayList<>();
   boolean trace;
 
   /**
@@ -92,6 +95,10 @@ final class ShareSimulation {
     this.offices = next + outside;
     for (int i = 0; i < n; i++) {
       to.add(List.of());
+    }
+    this.pausedUntil = new int[n];
+    for (int i = 0; i < n; i++) {
+      refusedOnce.add(new HashSet<>());
     }
     this.idle = new long[n];
     Arrays.fill(idle, -1);
@@ -132,8 +139,8 @@ final class ShareSimulation {
           pendingTarget.remove(i);
           to.set(i, List.of());
         }
-        if (led.get(i).isEmpty()) {
-          continue; // it has nothing to give
+        if (led.get(i).isEmpty() || round < pausedUntil[i]) {
+          continue; // it has nothing to give, or waits after a refusal
         }
         Set<String> moving = new HashSet<>();
         for (int j = 0; j < n; j++) {
@@ -195,8 +202,12 @@ final class ShareSimulation {
           }
         }
         if (moved == null) {
+          pausedUntil[i] = round + 1 + EXCLUDED;
           for (String target : refused) {
-            mine.put(target, round + 1 + EXCLUDED);
+            // Left out of the share from its second refusal in a row on.
+            if (mine.containsKey(target) || !refusedOnce.get(i).add(target)) {
+              mine.put(target, round + 1 + EXCLUDED);
+            }
           }
         } else {
           pendingTarget.put(i, moved);
@@ -246,6 +257,11 @@ final class ShareSimulation {
         || !Arrays.equals(published, views.get(views.size() - 2))
         || !Arrays.equals(published, views.get(views.size() - 3))) {
       return false;
+    }
+    for (int until : pausedUntil) {
+      if (until > round) {
+        return false;
+      }
     }
     for (Map<String, Integer> kept : excluded.values()) {
       for (int until : kept.values()) {
