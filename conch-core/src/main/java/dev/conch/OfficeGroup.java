@@ -6,12 +6,15 @@ import java.util.function.Consumer;
 
 /**
  * The offices that a set of instances campaign for together, shared fairly among them without a
- * coordinator: each live member leads at most ⌈offices / members⌉ of them. Each member decides only
+ * coordinator: the members that can receive an office (they stand in some office's line) end up
+ * leading within one of each other, whatever is led outside the group. Each member decides only
  * about the offices it leads, and gives the excess away one at a time, by {@link
  * Election#transfer(String)}, to the member that leads fewest; a member of higher priority is
- * handed the offices of lower ones first (after their minimum tenure). Moves wait for a quiet spell
- * after a membership change ({@link GroupOptions#delay()}), and nothing moves while the shares are
- * within one of each other.
+ * handed the offices of lower ones first (after their minimum tenure, and once it has been in the
+ * group that long itself). Moves wait for a quiet spell after a membership change ({@link
+ * GroupOptions#delay()}), nothing moves while the shares are within one of each other, and a
+ * refused hand-over is tried again after the delay. A move runs on a thread of its own: the member
+ * goes on publishing its count meanwhile.
  *
  * <p>Membership is one key per member on its session's lease, under the meta root, and one watch on
  * the group; so a group costs no etcd request per office while nothing changes. Obtain one from
@@ -38,7 +41,9 @@ public interface OfficeGroup extends AutoCloseable {
   List<Member> members();
 
   /**
-   * Adds a listener of the moves this member makes (never blocks; called on the group's thread).
+   * Adds a listener of the moves this member makes (never blocks; called on the group's thread):
+   * only hand-overs that happened, the term ended by the hand-over and the target leading next; a
+   * transfer that failed, or a term lost meanwhile, is not a move.
    *
    * @return closing it removes the listener
    */
@@ -53,10 +58,21 @@ public interface OfficeGroup extends AutoCloseable {
    *
    * @param id its candidate id (the {@link Holder#id()} of its elections)
    * @param priority its priority: higher leads first
-   * @param leads how many of the group's offices it leads
+   * @param leads how many of the group's offices it leads (an office it is handing over counts
+   *     until the hand-over ended)
    * @param self whether it is this member
+   * @param receiving whether it stands in the line of at least one of the group's offices
+   *     (campaigning, following or leading; not denied by its gate, backing off or closed), so that
+   *     an office can be handed to it: only receivers are given offices, and only they count in the
+   *     fair share
    */
-  record Member(String id, int priority, int leads, boolean self) {}
+  record Member(String id, int priority, int leads, boolean self, boolean receiving) {
+
+    /** A member that receives. */
+    public Member(String id, int priority, int leads, boolean self) {
+      this(id, priority, leads, self, true);
+    }
+  }
 
   /**
    * An office this member handed to another.

@@ -5,19 +5,19 @@ import dev.conch.ElectionEvent;
 import dev.conch.EtcdUnavailableException;
 import dev.conch.GroupOptions;
 import dev.conch.InvalidArgumentException;
-import dev.conch.NotLeaderException;
 import dev.conch.OfficeGroup;
 import dev.conch.State;
 import dev.conch.Ticker;
-import dev.conch.TransferRefusedException;
 import io.etcd.jetcd.watch.WatchEvent;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -31,13 +31,24 @@ import org.slf4j.LoggerFactory;
 
 /**
  * An {@link OfficeGroup} in etcd: one member key and one watch ({@link GroupMembership}), and one
- * named daemon thread that gathers what this member leads, publishes its count when it changes, and
- * makes the moves {@link ShareRule} asks for, one at a time, by {@link Election#transfer(String)}.
+ * named daemon thread that gathers what this member leads, publishes its count and whether it
+ * receives when either changes, and starts the moves {@link ShareRule} asks for, one at a time;
+ * each move runs on a thread of its own ({@link GroupMove}), so that the group's thread goes on
+ * publishing and reading while the office's lose hooks run.
  *
  * <p>Nothing moves until the membership (who is in the group, at which priority) has been unchanged
  * for the delay, so that a rolling restart or a bounce does not move an office twice; and after a
  * move nothing moves until the target's published count shows it (or {@link #settleBound} passed),
  * so that the next decision is made on what the others see too.
+ *
+ * <p>What {@link ShareRule} is told of the others ({@link GroupTargets}): after a refusal the
+ * member waits {@link GroupOptions#delay()} (at least 1 s) before it gives again; a member that
+ * refused every office offered twice in a row is not a receiver for the delay (doubled on each
+ * refusal in a row, up to {@link #RESYNC}), or until its standing changes (it was out of every line
+ * and is back, or it joined anew); and a member of higher priority than this one is not a receiver
+ * until its key is older than the hold-down, which is {@link GroupOptions#minTenure()} (the same
+ * wait a term has before it is handed up): a member that rejoins every few seconds (crash-looping)
+ * does not pull every office over on each rejoin.
  */
 final class EtcdOfficeGroup implements OfficeGroup {
 
@@ -59,8 +70,17 @@ final class EtcdOfficeGroup implements OfficeGroup {
    */
   private static final long QUIET = TimeUnit.MILLISECONDS.toNanos(150);
 
+  /**
+   * Counts that none changed for this long (and no hand-over under way here) show every hand-over
+   * made: longer than a count takes to be published after a win (a burst, then one put).
+   */
+  private static final long COUNTS_QUIET = TimeUnit.MILLISECONDS.toNanos(500);
+
   /** The pause before reading again while etcd does not answer. */
   private static final long RETRY = TimeUnit.SECONDS.toNanos(1);
+
+  /** How many times leaving deletes the member key before it leaves that to the lease. */
+  private static final int LEAVE_TRIES = 3;
 
   private static final Object WAKE = new Object();
 
@@ -69,6 +89,7 @@ final class EtcdOfficeGroup implements OfficeGroup {
   private final String self;
   private final Ticker ticker;
   private final GroupMembership membership;
+  private final GroupTargets targets;
   private final BlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
   private final Map<String, Office> offices = new ConcurrentHashMap<>();
   private final List<Consumer<Move>> listeners = new CopyOnWriteArrayList<>();
@@ -87,9 +108,14 @@ final class EtcdOfficeGroup implements OfficeGroup {
   private long lastPublish;
   private @Nullable Pending pending;
   private boolean outage;
-  private boolean transferMissing;
-  private @Nullable String refused;
+  private boolean taken;
+  private long movesPausedUntil;
   private long lookAgain = TICK;
+
+  // The move under way, if any: set and cleared by the group's thread (close reads it).
+  private volatile @Nullable GroupMove move;
+  private Map<String, Integer> leadsBeforeMove = Map.of();
+  private List<String> handingTo = List.of();
 
   /** One office of the group: its election, canMove, and the term the group saw begin. */
   private static final class Office {
@@ -115,8 +141,15 @@ final class EtcdOfficeGroup implements OfficeGroup {
     this.self = options.memberId();
     this.ticker = session.ticker();
     this.membership = new GroupMembership(session, options.name(), self, options.priority());
+    this.targets =
+        new GroupTargets(
+            membership,
+            options.minTenure().toNanos(),
+            Math.max(RETRY, options.delay().toNanos()),
+            RESYNC.toNanos());
     this.settleBound = session.timeout().toNanos();
     this.membershipChangedAt = ticker.nanoTime();
+    this.movesPausedUntil = membershipChangedAt;
     this.stopListening = session.listen(this::wake);
     this.thread = new Thread(this::run, "conch-group-" + options.name());
     this.thread.setDaemon(true);
@@ -184,11 +217,16 @@ final class EtcdOfficeGroup implements OfficeGroup {
     stopListening.run();
     wake();
     try {
-      // A move under way ends first: it is bounded by the election's own timeouts.
-      thread.join(session.timeout().toMillis() * 2);
+      // Leaving is bounded: LEAVE_TRIES deletes, each within the session's timeout.
+      thread.join(session.timeout().toMillis() * (LEAVE_TRIES + 1));
       if (thread.isAlive()) {
         thread.interrupt();
         thread.join(session.timeout().toMillis());
+      }
+      // A move under way ends on its own: it is bounded by the election's own timeouts.
+      GroupMove last = move;
+      if (last != null && !last.await(session.timeout().multipliedBy(2))) {
+        last.interrupt();
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -224,13 +262,31 @@ final class EtcdOfficeGroup implements OfficeGroup {
           }
           stale = true;
           wait = RETRY;
+        } catch (GroupMembership.Taken e) {
+          if (!taken) {
+            log.error("group {}: {}", options.name(), e.getMessage());
+            taken = true;
+          }
+          wait = Math.max(RETRY, options.delay().toNanos());
         } catch (RuntimeException e) {
           log.warn("group {}: unexpected failure, trying again", options.name(), e);
           stale = true;
           wait = RETRY;
+        } catch (Error e) {
+          // Not allowed to end the thread silently (the member key would go, and with it the
+          // share): said loudly, and tried again after a pause.
+          log.error("group {}: the group's thread failed; trying again", options.name(), e);
+          stale = true;
+          wait = RETRY;
         }
         lookAgain = TICK;
-        take(inbox.poll(wait, TimeUnit.NANOSECONDS));
+        Object first = inbox.poll(wait, TimeUnit.NANOSECONDS);
+        try {
+          take(first);
+        } catch (RuntimeException | Error e) {
+          log.error("group {}: the group's thread failed; trying again", options.name(), e);
+          stale = true;
+        }
       }
     } catch (InterruptedException e) {
       // Closing: leave below.
@@ -242,7 +298,9 @@ final class EtcdOfficeGroup implements OfficeGroup {
   /** Applies what arrived, and whatever else is waiting: a burst of events, one step. */
   private void take(@Nullable Object first) {
     for (Object item = first; item != null; item = inbox.poll()) {
-      if (item instanceof GroupMembership.WatchItem watched
+      if (item instanceof GroupMove.Outcome outcome) {
+        moved(outcome);
+      } else if (item instanceof GroupMembership.WatchItem watched
           && watched.generation() == membership.generation()) {
         List<WatchEvent> events = watched.events();
         if (events == null) {
@@ -263,37 +321,123 @@ final class EtcdOfficeGroup implements OfficeGroup {
       resyncAt = now + RESYNC.toNanos();
     }
     List<ShareRule.Office> led = led(now);
-    publish(led.size(), now);
+    GroupMove under = move;
+    String handing = under == null ? null : under.handing();
+    // An office being handed over counts as this member's until the move is over: it is nobody
+    // else's yet, and the counts add up while its lose hooks run.
+    boolean handingLed = led.stream().anyMatch(o -> o.name().equals(handing));
+    int leads = led.size() + (handing != null && !handingLed ? 1 : 0);
+    boolean receiving = handing != null || receiving();
     List<Member> seen = membership.members();
-    show(seen, led.size());
+    boolean settling = settling(seen, now);
+    if (under == null && !settling) {
+      handingTo = List.of(); // the last hand-over shows in the target's count
+    }
+    publish(leads, receiving, now, false);
+    taken = false;
+    show(seen, leads, receiving);
     String signature = signature(seen);
     if (!signature.equals(membershipSignature)) {
       membershipSignature = signature;
       membershipChangedAt = now;
     }
-    if (now - membershipChangedAt < options.delay().toNanos() || settling(seen, now)) {
+    List<Member> view = targets.view(seen, options.priority(), now);
+    lookAgain = Math.max(1, Math.min(lookAgain, targets.nextChange()));
+    if (under != null
+        || now - membershipChangedAt < options.delay().toNanos()
+        || now - movesPausedUntil < 0
+        || settling) {
       return;
     }
+    Set<String> moving = membership.moving();
+    boolean quiet =
+        moving.isEmpty()
+            && now - membership.countsChangedAt() >= COUNTS_QUIET
+            && membership.putLeads() == leads;
     Optional<ShareRule.Plan> plan =
-        ShareRule.decide(seen, self, led, options.minTenure().toNanos(), offices.size());
+        ShareRule.decide(
+            view, self, led, options.minTenure().toNanos(), offices.size(), quiet, moving);
     if (plan.isEmpty()) {
-      refused = null;
       return;
     }
-    // A plan every target refused is not tried again until something it depends on changed:
-    // an idle group asks nothing of etcd.
-    String situation = situation(seen, plan.get());
-    if (!situation.equals(refused) && !move(plan.get(), seen)) {
-      refused = situation;
+    for (String target : plan.get().targets()) {
+      long sinceChange = now - membership.changedAt(target);
+      if (sinceChange >= 0 && sinceChange < QUIET) {
+        // Its count may not show what others handed it yet: looked at again once still for QUIET.
+        lookAgain = Math.max(1, QUIET - sinceChange);
+        return;
+      }
     }
+    log.debug(
+        "group {}: {} moves on {} (quiet {}, moving {}): {}",
+        options.name(),
+        self,
+        view,
+        quiet,
+        moving,
+        plan.get());
+    leadsBeforeMove = new HashMap<>();
+    for (Member member : seen) {
+      leadsBeforeMove.put(member.id(), member.leads());
+    }
+    // Said before the hand-over: whoever sees its effects in the view (watched in revision order)
+    // sees this first, and does not take the targets' counts as settled until it is cleared.
+    handingTo = plan.get().targets();
+    publish(leads, receiving, now, true);
+    move =
+        new GroupMove(
+            options.name(),
+            plan.get(),
+            name -> {
+              Office office = offices.get(name);
+              return office == null ? null : office.election;
+            },
+            session.timeout(),
+            inbox::add);
   }
 
-  private static String situation(List<Member> seen, ShareRule.Plan plan) {
-    StringBuilder situation = new StringBuilder(plan.toString());
-    for (Member member : seen) {
-      situation.append('\u0000').append(member.id()).append(':').append(member.leads());
+  /** Whether this member stands in the line of some office of the group. */
+  private boolean receiving() {
+    for (Office office : offices.values()) {
+      State state = office.election.state();
+      if (state == State.CAMPAIGNING || state == State.FOLLOWING || state == State.LEADING) {
+        return true;
+      }
     }
-    return situation.toString();
+    return false;
+  }
+
+  /** What came of the move under way: told, refused, or nothing. */
+  private void moved(GroupMove.Outcome outcome) {
+    move = null;
+    long now = ticker.nanoTime();
+    if (outcome instanceof GroupMove.Moved moved) {
+      Move made = moved.move();
+      targets.took(made.to());
+      pending =
+          new Pending(made.to(), leadsBeforeMove.getOrDefault(made.to(), 0), now + settleBound);
+      handingTo = List.of(made.to());
+      log.info(
+          "group {}: {} handed office {} (token {}) to {} ({})",
+          options.name(),
+          self,
+          made.office(),
+          made.token(),
+          made.to(),
+          made.reason());
+      tell(made);
+    } else if (outcome instanceof GroupMove.Refused refused) {
+      movesPausedUntil = now + targets.refused(refused.targets(), now);
+      log.debug("group {}: {} refused; tried again later", options.name(), refused.targets());
+    } else if (outcome instanceof GroupMove.NotMoved notMoved) {
+      if (notMoved.failed()) {
+        log.warn("group {}: no move: {}", options.name(), notMoved.why());
+        movesPausedUntil = now + Math.max(RETRY, options.delay().toNanos());
+      } else {
+        log.info("group {}: no move: {}", options.name(), notMoved.why());
+      }
+    }
+    wake();
   }
 
   /** The offices this member leads now, each with the age of its term as the group saw it. */
@@ -330,26 +474,34 @@ final class EtcdOfficeGroup implements OfficeGroup {
     }
   }
 
-  /** Writes the member key on the current lease with the count, when either changed. */
-  private void publish(int leads, long now) throws InterruptedException {
+  /**
+   * Writes the member key on the current lease with the count, whether it receives, and whom it is
+   * handing to, when any of them changed; a new count only after a burst, unless {@code atOnce}.
+   */
+  private void publish(int leads, boolean receiving, long now, boolean atOnce)
+      throws InterruptedException {
     LeaseKeeper.Lease lease = session.keeper().current();
     if (lease == null || !lease.isAlive(now)) {
       membership.unpublished();
       lease = EtcdCalls.await(session.lease(), session.timeout(), "getting a lease for the group");
     }
     boolean newLease = lease.id != membership.putLease();
-    if (!newLease && leads != membership.putLeads() && now - lastPublish < COALESCE) {
-      return; // the tick after the burst writes it
+    if (!atOnce && !newLease && leads != membership.putLeads() && now - lastPublish < COALESCE) {
+      lookAgain = Math.max(1, COALESCE - (now - lastPublish)); // written after the burst
+      return;
     }
-    if (membership.publish(lease, leads)) {
+    if (membership.publish(lease, leads, receiving, handingTo)) {
       lastPublish = now;
     }
   }
 
-  private void show(List<Member> seen, int leads) {
+  private void show(List<Member> seen, int leads, boolean receiving) {
     List<Member> members = new ArrayList<>(seen.size());
     for (Member member : seen) {
-      members.add(member.self() ? new Member(member.id(), member.priority(), leads, true) : member);
+      members.add(
+          member.self()
+              ? new Member(member.id(), member.priority(), leads, true, receiving)
+              : member);
     }
     shown = List.copyOf(members);
   }
@@ -377,88 +529,41 @@ final class EtcdOfficeGroup implements OfficeGroup {
     return true;
   }
 
-  /**
-   * Tries the plan's offices and targets in order until one hand-over succeeds.
-   *
-   * @return whether one did
-   */
-  private boolean move(ShareRule.Plan plan, List<Member> seen) {
-    for (String name : plan.offices()) {
-      Office office = offices.get(name);
-      if (office == null || !office.election.isLeader()) {
-        continue;
-      }
-      long token = office.election.token().orElse(0);
-      for (String target : plan.targets()) {
-        if (closed) {
-          return false;
-        }
-        long sinceChange = ticker.nanoTime() - membership.changedAt(target);
-        if (sinceChange >= 0 && sinceChange < QUIET) {
-          // Not refused: looked at again once its count has been still for QUIET.
-          lookAgain = Math.max(1, QUIET - sinceChange);
-          return true;
-        }
-        try {
-          office.election.transfer(target);
-        } catch (TransferRefusedException e) {
-          log.debug(
-              "group {}: {} not handed to {}: {}", options.name(), name, target, e.getMessage());
-          continue;
-        } catch (NotLeaderException e) {
-          break;
-        } catch (UnsupportedOperationException e) {
-          if (!transferMissing) {
-            log.warn(
-                "group {}: elections cannot hand over by name: {}", options.name(), e.getMessage());
-            transferMissing = true;
-          }
-          return false;
-        }
-        int before =
-            seen.stream()
-                .filter(m -> m.id().equals(target))
-                .mapToInt(Member::leads)
-                .findFirst()
-                .orElse(0);
-        pending = new Pending(target, before, ticker.nanoTime() + settleBound);
-        log.info(
-            "group {}: handed office {} (token {}) to {} ({})",
-            options.name(),
-            name,
-            token,
-            target,
-            plan.reason());
-        tell(new Move(name, target, token, plan.reason()));
-        wake();
-        return true;
-      }
-    }
-    return false;
-  }
-
   private void tell(Move move) {
     for (Consumer<Move> listener : listeners) {
       try {
         listener.accept(move);
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         log.warn("group {}: a move listener failed", options.name(), e);
       }
     }
   }
 
+  /** Deletes the member key, trying again {@link #LEAVE_TRIES} times in all. */
   private void leave() {
-    try {
-      membership.leave();
-    } catch (EtcdUnavailableException e) {
-      log.warn(
-          "group {}: could not delete member key {}; it goes with the lease: {}",
-          options.name(),
-          membership.selfKey(),
-          e.getMessage());
-    } catch (InterruptedException e) {
-      membership.closeWatch();
-      Thread.currentThread().interrupt();
+    for (int attempt = 1; ; attempt++) {
+      try {
+        membership.leave();
+        return;
+      } catch (EtcdUnavailableException e) {
+        if (attempt >= LEAVE_TRIES) {
+          log.warn(
+              "group {}: could not delete member key {} ({} tries); it goes with the lease: {}",
+              options.name(),
+              membership.selfKey(),
+              attempt,
+              e.getMessage());
+          return;
+        }
+        log.debug("group {}: leaving failed, trying again: {}", options.name(), e.getMessage());
+      } catch (InterruptedException e) {
+        membership.closeWatch();
+        Thread.currentThread().interrupt();
+        return;
+      } catch (RuntimeException e) {
+        log.warn("group {}: leaving failed", options.name(), e);
+        return;
+      }
     }
   }
 

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * What one member of a group gives away next, from what it sees: a pure function, so that the
@@ -13,18 +14,32 @@ import java.util.Optional;
  * offices it leads, so two members' decisions never conflict.
  *
  * <ul>
- *   <li>Eligible are the live members of the highest priority present. A member that is not gives
- *       away each office it leads once the term lasted the minimum tenure ({@link
- *       Reason#PRIORITY}): priority first.
+ *   <li>Only receivers are given offices, and only they count: a member that stands in no line of
+ *       the group's offices (health-paused, backing off) cannot take one. The caller marks as not
+ *       receiving also the members it must not give to now (one that refused lately, a member of
+ *       higher priority still held down), so that sharing falls back to the highest priority that
+ *       can receive.
+ *   <li>Eligible are the receivers of the highest priority among them. A member below it gives away
+ *       each office it leads once the term lasted the minimum tenure ({@link Reason#PRIORITY}):
+ *       priority first.
  *   <li>An eligible member gives one office away when it leads at least two more than the eligible
  *       member that leads fewest ({@link Reason#SHARE}): then the share. Within one of each other,
- *       nothing moves (sticky), and the end state has nobody above ⌈offices / eligible members⌉.
+ *       nothing moves (sticky), and the end state has the eligible members within one of each
+ *       other, whatever is led outside the group.
  * </ul>
  *
  * Targets are the eligible members in order of how few they lead (then id), so that a refused
  * hand-over (the target is not a candidate of that office) tries the next one.
+ *
+ * <p>It converges: once the counts are quiet (they show every hand-over made), every giver gives to
+ * a member it leads at least two more than, so the sum of the squares of the counts drops with each
+ * move, and while the share is uneven the member that leads most has a move. While counts are
+ * moving, the fair floor holds givers back instead (see {@link #slot}).
  */
 final class ShareRule {
+
+  private static final Comparator<Member> FEWEST_FIRST =
+      Comparator.comparingInt(Member::leads).thenComparing(Member::id);
 
   private ShareRule() {}
 
@@ -56,22 +71,43 @@ final class ShareRule {
    * @param minTenureNanos how long a term lasts before it is given to a member of higher priority
    * @param offices how many offices this member campaigns for in the group: with the published
    *     counts, which lag the hand-overs, the group's size as the fair floor counts it
+   * @param quiet whether the counts are quiet: none changed lately and no hand-over is under way,
+   *     so that they show every hand-over made (then no floor holds a giver back)
+   * @param moving the members that others are handing an office to now, and those handing it: their
+   *     counts are about to change, so they are not given a share until those hand-overs show
    */
   static Optional<Plan> decide(
-      List<Member> members, String self, List<Office> led, long minTenureNanos, int offices) {
-    Optional<Member> me = members.stream().filter(m -> m.id().equals(self)).findFirst();
-    if (me.isEmpty() || led.isEmpty()) {
+      List<Member> members,
+      String self,
+      List<Office> led,
+      long minTenureNanos,
+      int offices,
+      boolean quiet,
+      Set<String> moving) {
+    Member me = null;
+    int top = Integer.MIN_VALUE;
+    for (Member member : members) {
+      if (member.id().equals(self)) {
+        me = member;
+        // This member leads, so it stands in a line, whatever it published last.
+        top = Math.max(top, member.priority());
+      } else if (member.receiving()) {
+        top = Math.max(top, member.priority());
+      }
+    }
+    if (me == null || led.isEmpty()) {
       // Not seen in the group yet (or gone from it): others cannot see it either; wait.
       return Optional.empty();
     }
     int mine = led.size();
-    int top = members.stream().mapToInt(Member::priority).max().orElseThrow();
-    List<Member> eligible =
-        members.stream()
-            .filter(m -> m.priority() == top && !m.id().equals(self))
-            .sorted(Comparator.comparingInt(Member::leads).thenComparing(Member::id))
-            .toList();
-    if (me.get().priority() < top) {
+    List<Member> eligible = new ArrayList<>();
+    for (Member member : members) {
+      if (member.receiving() && member.priority() == top && !member.id().equals(self)) {
+        eligible.add(member);
+      }
+    }
+    eligible.sort(FEWEST_FIRST);
+    if (me.priority() < top) {
       List<String> due =
           led.stream()
               .filter(o -> o.canMove() && o.heldNanos() >= minTenureNanos)
@@ -80,11 +116,13 @@ final class ShareRule {
               .toList();
       return plan(due, eligible, Reason.PRIORITY);
     }
-    List<Member> fewer = eligible.stream().filter(m -> m.leads() <= mine - 2).toList();
+    List<Member> fewer =
+        eligible.stream().filter(m -> m.leads() <= mine - 2 && !moving.contains(m.id())).toList();
     if (fewer.isEmpty()) {
       return Optional.empty();
     }
-    Optional<Member> target = slot(eligible, new Member(self, top, mine, true), offices);
+    Optional<Member> target =
+        slot(eligible, new Member(self, top, mine, true), offices, quiet, moving);
     if (target.isEmpty()) {
       return Optional.empty();
     }
@@ -107,31 +145,42 @@ final class ShareRule {
    * below the most) get as many slots as they lack of the fair floor, at least one, dealt out one
    * per receiver per round, fewest first; the givers (two or more above the fewest) take the slots
    * in order of how many they lead (most first, then id). A giver past the last slot waits: the
-   * others fill them. Every member computes the same from the same view. Nobody gives below the
-   * fair floor, so a move back is never needed to undo a move made on stale counts.
+   * others fill them. Every member computes the same from the same view.
+   *
+   * <p>While counts are moving, nobody gives below the fair floor of the offices this member knows
+   * (a count not yet updated understates the total, and a receiver whose count lags the hand-overs
+   * made to it looks emptier than it is), so a move back is never needed to undo a move made on
+   * stale counts. Once they are quiet, the floor is the eligible members' own total: offices led
+   * outside the group (or vacant) must not stop the share.
    */
-  private static Optional<Member> slot(List<Member> others, Member me, int offices) {
+  private static Optional<Member> slot(
+      List<Member> others, Member me, int offices, boolean quiet, Set<String> moving) {
     List<Member> all = new ArrayList<>(others);
     all.add(me);
-    int min = all.stream().mapToInt(Member::leads).min().orElseThrow();
-    int max = all.stream().mapToInt(Member::leads).max().orElseThrow();
-    // A count not yet updated understates the total; the offices this member knows do not.
-    int floor = Math.max(offices, all.stream().mapToInt(Member::leads).sum()) / all.size();
-    if (me.leads() - 1 < floor) {
-      // Giving would take this member below the fair floor: a receiver whose count lags the
-      // hand-overs already made to it looks emptier than it is, and would be given too much.
-      return Optional.empty();
+    int min = Integer.MAX_VALUE;
+    int max = Integer.MIN_VALUE;
+    int total = 0;
+    for (Member member : all) {
+      min = Math.min(min, member.leads());
+      max = Math.max(max, member.leads());
+      total += member.leads();
     }
-    List<Member> givers =
-        all.stream()
-            .filter(m -> m.leads() >= min + 2)
-            .sorted(Comparator.comparingInt(Member::leads).reversed().thenComparing(Member::id))
-            .toList();
-    List<Member> receivers =
-        all.stream()
-            .filter(m -> m.leads() <= max - 2)
-            .sorted(Comparator.comparingInt(Member::leads).thenComparing(Member::id))
-            .toList();
+    int floor = (quiet ? total : Math.max(offices, total)) / all.size();
+    if (me.leads() - 1 < floor) {
+      return Optional.empty(); // giving would take this member below the fair floor
+    }
+    List<Member> givers = new ArrayList<>();
+    List<Member> receivers = new ArrayList<>();
+    for (Member member : all) {
+      if (member.leads() >= min + 2) {
+        givers.add(member);
+      }
+      if (member.leads() <= max - 2 && !moving.contains(member.id())) {
+        receivers.add(member);
+      }
+    }
+    givers.sort(Comparator.comparingInt(Member::leads).reversed().thenComparing(Member::id));
+    receivers.sort(FEWEST_FIRST);
     int rank = givers.indexOf(me);
     List<Member> slots = new ArrayList<>();
     for (int round = 0; slots.size() <= rank; round++) {

@@ -2,15 +2,18 @@ package dev.conch.etcd;
 
 import dev.conch.Election;
 import dev.conch.ElectionOptions;
+import dev.conch.Gate;
 import dev.conch.GroupOptions;
 import dev.conch.OfficeGroup;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
 
 /**
  * Members of a group for tests: each its own session (lease) on a shared client, with one election
@@ -46,6 +49,21 @@ final class GroupMembers {
   }
 
   Member start(String id, int priority, Duration minTenure, BooleanSupplier canMove) {
+    return start(id, priority, minTenure, canMove, Gate.OPEN, election -> election);
+  }
+
+  /**
+   * A member whose elections ask {@code gate} before each campaign (and, when it is not open, ask
+   * again soon after a denial), each made by {@code setUp} from the real one before it starts: add
+   * hooks there, or wrap it.
+   */
+  Member start(
+      String id,
+      int priority,
+      Duration minTenure,
+      BooleanSupplier canMove,
+      Gate gate,
+      UnaryOperator<Election> setUp) {
     EtcdSession session = etcds.session(client, SessionOptions.defaults());
     OfficeGroup officeGroup =
         session.group(
@@ -58,9 +76,12 @@ final class GroupMembers {
     Member member = new Member(id, session, officeGroup);
     officeGroup.addListener(member.moves::add);
     for (String office : offices) {
-      Election election =
-          session.election(
-              ElectionOptions.builder(office).candidateId(id).priority(priority).build());
+      ElectionOptions.Builder options =
+          ElectionOptions.builder(office).candidateId(id).priority(priority);
+      if (gate != Gate.OPEN) {
+        options.gate(gate).retryInitial(Duration.ofMillis(100)).retryMax(Duration.ofMillis(300));
+      }
+      Election election = setUp.apply(session.election(options.build()));
       officeGroup.add(election, canMove);
       election.start();
       member.elections.add(election);
@@ -85,6 +106,22 @@ final class GroupMembers {
     /** How many of the group's offices it leads now. */
     int leads() {
       return (int) elections.stream().filter(Election::isLeader).count();
+    }
+
+    /** What the others see of member {@code id} (empty while it is not in their view). */
+    Optional<OfficeGroup.Member> sees(String id) {
+      return group.members().stream().filter(m -> m.id().equals(id)).findFirst();
+    }
+
+    /**
+     * Leaves every line as a health pause does: resigns (or withdraws) and joins again, where a
+     * denying gate keeps it out.
+     */
+    void leaveEveryLine() {
+      for (Election election : elections) {
+        election.resign();
+        election.start();
+      }
     }
 
     /** Whether every election campaigns or leads (its key is in every office's line). */

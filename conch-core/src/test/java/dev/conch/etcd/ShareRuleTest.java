@@ -3,18 +3,26 @@ package dev.conch.etcd;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.conch.OfficeGroup.Member;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The share rule as a table: members as {@code id:priority:leads}, the offices {@code self} leads
- * as a count (held long, movable) or as {@code office:heldSeconds:movable} ({@code self@N}: it
- * campaigns for N offices), a minimum tenure of 15 s, and what it gives away: {@code REASON
- * first-office>targets}, or {@code -} for nothing.
+ * The share rule as a table: members as {@code id:priority:leads} ({@code :out}: not a receiver),
+ * the offices {@code self} leads as a count (held long, movable) or as {@code
+ * office:heldSeconds:movable} ({@code self@N}: it campaigns for N offices; {@code quiet}: the
+ * counts are quiet, else moving), a minimum tenure of 15 s, and what it gives away: {@code REASON
+ * first-office>targets}, or {@code -} for nothing. Then every start state of up to five members and
+ * thirteen offices, run in rounds ({@link ShareSimulation}): each converges, without a cycle.
  */
 class ShareRuleTest {
 
@@ -69,23 +77,191 @@ class ShareRuleTest {
         "a:0:2 b:0:0;        a; x:30:n y:20:n;        -",
         // a negative priority is lower than the default
         "a:-1:1 b:0:0;       a; x:30:y;               PRIORITY x>b",
+        // 3 of 12 led outside the group: while counts move, the floor of 12 / 3 holds them...
+        "a:0:1 b:0:4 c:0:4;  b@12; 4; -",
+        "a:0:1 b:0:4 c:0:4;  c@12; 4; -",
+        // ... once they are quiet, the members' own 9 are shared: 1/4/4 is not the end
+        "a:0:1 b:0:4 c:0:4;  b@12 quiet; 4; SHARE o01>a",
+        "a:0:1 b:0:4 c:0:4;  c@12 quiet; 4; SHARE o01>a",
+        "a:0:2 b:0:3 c:0:4;  c@12 quiet; 4; SHARE o01>a",
+        // 4 led outside: 0/4/4, both give to the empty one
+        "a:0:0 b:0:4 c:0:4;  b@12 quiet; 4; SHARE o01>a",
+        "a:0:0 b:0:4 c:0:4;  c@12 quiet; 4; SHARE o01>a",
+        // a member in no line is no target, and does not count in the floor
+        "a:0:6 b:0:6 c:0:0:out; a quiet; 6; -",
+        "a:0:6 b:0:6 c:0:0;     a quiet; 6; SHARE o01>c",
+        "a:0:8 b:0:4 c:0:0:out; a@12;    8; SHARE o01>b",
+        "a:0:7 b:0:5 c:0:0:out; a@12;    7; SHARE o01>b",
+        // the top priority cannot receive: the share falls back to the highest that can
+        "a:0:12 b:0:0 c:5:0;     a; 12; PRIORITY o01>c",
+        "a:0:12 b:0:0 c:5:0:out; a; 12; SHARE o01>b",
+        "a:0:12 b:0:0 c:5:0:out; b; 0;  -",
+        "a:0:6 b:0:6 c:5:0:out;  a quiet; 6; -",
+        "a:0:12 b:1:0:out c:5:0:out; a; 12; -",
+        // this member leads, so it receives whatever it published last
+        "a:0:5:out b:0:1;   a quiet; 5; SHARE o01>b",
       })
   void decides(String members, String self, String led, String expected) {
     // "a@12": member a, campaigning for 12 offices (else: as many as the counts add up to).
-    String[] who = self.trim().split("@");
+    String[] words = self.trim().split("\\s+");
+    String[] who = words[0].split("@");
     int total = who.length > 1 ? Integer.parseInt(who[1]) : 0;
-    var plan = ShareRule.decide(members(members), who[0], offices(led), MIN_TENURE, total);
+    boolean quiet = words.length > 1 && words[1].equals("quiet");
+    var plan =
+        ShareRule.decide(
+            members(members), who[0], offices(led), MIN_TENURE, total, quiet, Set.of());
     String got =
         plan.map(p -> p.reason() + " " + p.offices().get(0) + ">" + String.join(",", p.targets()))
             .orElse("-");
     assertThat(got).isEqualTo(expected);
   }
 
+  /** The most rounds any start state may take to its last move. */
+  private static final int ROUNDS = 60;
+
+  @Test
+  @Timeout(60)
+  void everyStartStateOfUpToFiveMembersAndThirteenOfficesConvergesWithoutACycle() {
+    long started = System.nanoTime();
+    long cpu = cpuNanos();
+    List<int[]> starts = new ArrayList<>();
+    for (int n = 1; n <= 5; n++) {
+      starts.addAll(states(n + 1, 13));
+    }
+    // One result per start state and variant: the rounds to the last move, and which run it was.
+    List<Run> runs =
+        starts.parallelStream()
+            .flatMap(state -> Arrays.stream(Variant.values()).map(variant -> run(variant, state)))
+            .filter(Objects::nonNull)
+            .toList();
+    Run worst = runs.stream().max(Comparator.comparingInt(Run::rounds)).orElseThrow();
+    System.out.printf(
+        "ShareRule: %d runs converged in %.1f s (%.1f s of CPU); mean %.2f rounds to the last"
+            + " move, worst %d (%s)%n",
+        runs.size(),
+        (System.nanoTime() - started) / 1e9,
+        (cpuNanos() - cpu) / 1e9,
+        runs.stream().mapToInt(Run::rounds).average().orElseThrow(),
+        worst.rounds(),
+        worst.what());
+    assertThat(worst.rounds()).as(worst.what()).isLessThanOrEqualTo(ROUNDS);
+  }
+
+  private record Run(int rounds, String what) {}
+
+  private static long cpuNanos() {
+    return ManagementFactory.getOperatingSystemMXBean()
+            instanceof com.sun.management.OperatingSystemMXBean os
+        ? os.getProcessCpuTime()
+        : 0;
+  }
+
+  /** One run: how many rounds it took, or null where the variant does not apply. */
+  private static Run run(Variant variant, int[] state) {
+    int n = state.length - 1;
+    int[] leads = Arrays.copyOf(state, n);
+    int outside = state[n];
+    ShareSimulation simulation = variant.simulation(leads, outside);
+    if (simulation == null) {
+      return null;
+    }
+    String what = variant + " " + Arrays.toString(leads) + " +" + outside + " outside";
+    int rounds;
+    try {
+      rounds = simulation.run(400);
+    } catch (AssertionError e) {
+      throw new AssertionError(what + ": " + e.getMessage(), e);
+    }
+    assertThat(rounds).as(what + " never stopped moving").isNotNegative();
+    assertThat(simulation.fair())
+        .as(what + " ended at " + Arrays.toString(simulation.counts()))
+        .isTrue();
+    return new Run(rounds, what + " -> " + Arrays.toString(simulation.counts()));
+  }
+
+  /** What else is going on in a run besides the start state. */
+  private enum Variant {
+    FRESH,
+    STALE,
+    OUT_AND_BACK,
+    STALE_OUT_AND_BACK,
+    REFUSES,
+    STALE_REFUSES,
+    TOP_PRIORITY_OUT,
+    TOP_PRIORITY;
+
+    /** The run, or null where it does not apply to that start. */
+    ShareSimulation simulation(int[] leads, int outside) {
+      int n = leads.length;
+      int[] priority = new int[n];
+      boolean[] lagging = new boolean[n];
+      int[] outUntil = new int[n];
+      int[] refusesUntil = new int[n];
+      int last = n - 1;
+      if (name().startsWith("STALE")) {
+        for (int i = 1; i < n; i += 2) {
+          lagging[i] = true;
+        }
+      }
+      // A member out of every line, or refusing everything, leads nothing.
+      boolean lastEmpty = n > 1 && leads[last] == 0;
+      switch (this) {
+        case OUT_AND_BACK, STALE_OUT_AND_BACK -> {
+          if (!lastEmpty) {
+            return null;
+          }
+          outUntil[last] = 3;
+        }
+        case REFUSES, STALE_REFUSES -> {
+          if (!lastEmpty) {
+            return null;
+          }
+          refusesUntil[last] = 5;
+        }
+        case TOP_PRIORITY_OUT -> {
+          if (!lastEmpty) {
+            return null;
+          }
+          priority[last] = 1;
+          outUntil[last] = Integer.MAX_VALUE;
+        }
+        case TOP_PRIORITY -> {
+          if (n < 2) {
+            return null;
+          }
+          priority[0] = 1;
+        }
+        default -> {}
+      }
+      return new ShareSimulation(leads, outside, priority, lagging, outUntil, refusesUntil);
+    }
+  }
+
+  /** Every way of putting at most {@code total} offices in {@code buckets} buckets. */
+  private static List<int[]> states(int buckets, int total) {
+    List<int[]> states = new ArrayList<>();
+    fill(new int[buckets], 0, total, states);
+    return states;
+  }
+
+  private static void fill(int[] state, int at, int left, List<int[]> states) {
+    if (at == state.length) {
+      states.add(state.clone());
+      return;
+    }
+    for (int k = 0; k <= left; k++) {
+      state[at] = k;
+      fill(state, at + 1, left - k, states);
+    }
+  }
+
   private static List<Member> members(String spec) {
     List<Member> members = new ArrayList<>();
     for (String one : spec.trim().split("\\s+")) {
       String[] f = one.split(":");
-      members.add(new Member(f[0], Integer.parseInt(f[1]), Integer.parseInt(f[2]), false));
+      boolean receiving = f.length < 4 || !f[3].equals("out");
+      members.add(
+          new Member(f[0], Integer.parseInt(f[1]), Integer.parseInt(f[2]), false, receiving));
     }
     return members;
   }
