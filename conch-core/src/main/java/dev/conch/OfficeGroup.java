@@ -27,14 +27,18 @@ public interface OfficeGroup extends AutoCloseable {
 
   /**
    * Adds an election to the group: its office is shared. {@code canMove} says whether the office's
-   * work can stop now (no leader-only call running, for example); the group moves an office only
-   * when it says yes.
+   * stop is cheap now; the group moves an office only when it says yes. The move itself ends the
+   * term at the one safe point every stop goes through (leader-only work awaited, lose hooks, then
+   * the hand-over), whatever {@code canMove} said.
    */
   void add(Election election, BooleanSupplier canMove);
 
-  /** Adds an election whose work can always stop. */
+  /**
+   * Adds an election whose office moves only while no leader-only work of its term runs ({@link
+   * Leadership#isIdle()}): a move then does not wait for a running call.
+   */
   default void add(Election election) {
-    add(election, () -> true);
+    add(election, () -> election.leadership().map(Leadership::isIdle).orElse(true));
   }
 
   /** The live members as last seen, this one included, in id order. */

@@ -2,7 +2,6 @@ package dev.conch.spring;
 
 import dev.conch.Election;
 import dev.conch.GroupOptions;
-import dev.conch.Leadership;
 import dev.conch.OfficeGroup;
 import java.util.List;
 import java.util.Optional;
@@ -23,7 +22,7 @@ import org.springframework.context.SmartLifecycle;
  * is logged and published as an {@link OfficeMovedEvent}.
  *
  * <p>An office moves only when its stop is cheap: while no leader-only work of its term runs
- * ({@link Leadership#isIdle()}: no {@code @LeaderOnly} call, no {@code LeaderOnlyTasks} task). The
+ * ({@code Leadership.isIdle()}: no {@code @LeaderOnly} call, no {@code LeaderOnlyTasks} task). The
  * move itself is a named hand-over ({@link Election#transfer(String)}), which ends the term at the
  * same safe point as every other stop: leader-only work awaited, lose hooks, lifecycle beans.
  */
@@ -118,7 +117,7 @@ public final class OfficeBalancer implements SmartLifecycle {
     }
     this.listener = joined.addListener(this::moved);
     for (Election election : shared) {
-      joined.add(election, () -> election.leadership().map(Leadership::isIdle).orElse(true));
+      joined.add(election); // moves only while no leader-only work of the term runs
     }
     this.group = joined;
     logger.info(

@@ -333,7 +333,10 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
       return new GroupDescriptor(
           group.name(),
           group.members().stream()
-              .map(m -> new MemberDescriptor(m.id(), m.priority(), m.leads(), m.self()))
+              .map(
+                  m ->
+                      new MemberDescriptor(
+                          m.id(), m.priority(), m.leads(), m.self(), m.receiving()))
               .toList());
     }
   }
@@ -345,8 +348,11 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
    * @param priority its priority ({@code conch.candidate.priority}): higher leads first
    * @param leads how many of the group's offices it leads
    * @param self whether it is this instance
+   * @param receiving whether it stands in the line of some office of the group (not health-paused,
+   *     not backing off), so that the others may hand it offices
    */
-  public record MemberDescriptor(String id, int priority, int leads, boolean self)
+  public record MemberDescriptor(
+      String id, int priority, int leads, boolean self, boolean receiving)
       implements OperationResponseBody {}
 
   /**

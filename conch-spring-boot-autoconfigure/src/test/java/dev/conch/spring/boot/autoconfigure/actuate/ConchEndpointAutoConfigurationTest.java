@@ -152,7 +152,9 @@ class ConchEndpointAutoConfigurationTest {
                               false)),
                       // The runner: stop 2 s + 500 ms slack + margin: W = 7 s, renewed every
                       // 1.75 s; SIGKILL at D - 1 s, on-lose killed at D - 500 ms; a pause up to
-                      // 10 s - 1.75 s - 500 ms still ends with the command killed in time.
+                      // 10 s - 1.75 s - 500 ms still ends with the command killed in time. A
+                      // graceful hand-over: the kill-after, then up to 2 s for the group to be
+                      // gone after its SIGKILL (ExternalCommandRunner.KILL_WAIT).
                       tuple(
                           "jobs",
                           new TimingDescriptor(
@@ -162,7 +164,7 @@ class ConchEndpointAutoConfigurationTest {
                               "875ms",
                               "4s375ms",
                               "10s500ms",
-                              "2s",
+                              "4s",
                               "D-500ms",
                               "7s750ms",
                               true)));

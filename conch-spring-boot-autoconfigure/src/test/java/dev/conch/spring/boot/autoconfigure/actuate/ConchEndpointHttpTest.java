@@ -291,7 +291,8 @@ class ConchEndpointHttpTest {
       assertThat(c.election().token().orElseThrow()).isEqualTo(token);
 
       JsonNode members = c.get("/actuator/conch").json().get("group").get("members");
-      assertThat(fieldNames(members.get(0))).containsExactly("id", "priority", "leads", "self");
+      assertThat(fieldNames(members.get(0)))
+          .containsExactly("id", "priority", "leads", "self", "receiving");
       assertThat(members).extracting(m -> m.get("id").asString()).containsExactly("a", "b", "c");
     }
   }
