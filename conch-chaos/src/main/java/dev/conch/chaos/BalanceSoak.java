@@ -193,6 +193,7 @@ public final class BalanceSoak {
     long start = System.nanoTime();
     String target;
     @Nullable String member = null;
+    String note = "";
     switch (kind) {
       case PAUSE_MEMBER -> {
         EtcdMember etcd = cluster.member(random.nextInt(3));
@@ -246,9 +247,10 @@ public final class BalanceSoak {
           while (priority.leads() < OFFICES && System.nanoTime() < limit) {
             Thread.sleep(10); // polling the member's state with a deadline
           }
-          System.out.printf(
-              "  (p led %d/%d after %d ms)",
-              priority.leads(), OFFICES, (System.nanoTime() - start) / 1_000_000);
+          note =
+              String.format(
+                  " (p led %d/%d %d ms after its first join)",
+                  priority.leads(), OFFICES, (System.nanoTime() - start) / 1_000_000);
           pause(hold);
         }
       }
@@ -257,7 +259,8 @@ public final class BalanceSoak {
     long heal = System.nanoTime();
     faults.add(new Injected(kind, target, member, start, heal));
     System.out.printf(
-        "  +%5.1f s %-12s %-8s held %5d ms", at(start), kind, target, (heal - start) / 1_000_000);
+        "  +%5.1f s %-12s %-8s held %5d ms%s",
+        at(start), kind, target, (heal - start) / 1_000_000, note);
   }
 
   /** A member of priority 1, above the others' 0, with its own proxies. */
