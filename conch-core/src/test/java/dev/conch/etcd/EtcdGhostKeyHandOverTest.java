@@ -9,15 +9,8 @@ import dev.conch.State;
 import dev.conch.test.EtcdExtension;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
-import io.etcd.jetcd.KV;
-import io.etcd.jetcd.Txn;
 import io.etcd.jetcd.kv.TxnResponse;
-import io.etcd.jetcd.op.Cmp;
-import io.etcd.jetcd.op.Op;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -106,59 +99,26 @@ class EtcdGhostKeyHandOverTest {
     }
 
     Client client() {
-      KV kv = Etcds.intercept(KV.class, real.getKVClient(), "txn", args -> new Recording());
-      return Etcds.intercept(Client.class, real, "getKVClient", args -> kv);
+      return Etcds.interceptTxns(real, this::commit);
     }
 
-    /** A transaction that is built first and sent on commit, later if it is the hand-over. */
-    private final class Recording implements Txn {
-      private final List<Cmp> cmps = new ArrayList<>();
-      private final List<Op> thens = new ArrayList<>();
-      private final List<Op> elses = new ArrayList<>();
-
-      @Override
-      public Txn If(Cmp... compares) {
-        cmps.addAll(Arrays.asList(compares));
-        return this;
+    /**
+     * Sends a transaction at once, or the first hand-over (three compares or more) once released.
+     */
+    private CompletableFuture<TxnResponse> commit(Etcds.RecordedTxn txn) {
+      if (txn.cmps.size() < 3 || !intercepted.complete(null)) {
+        return txn.send(real);
       }
-
-      @Override
-      public Txn Then(Op... ops) {
-        thens.addAll(Arrays.asList(ops));
-        return this;
-      }
-
-      @Override
-      public Txn Else(Op... ops) {
-        elses.addAll(Arrays.asList(ops));
-        return this;
-      }
-
-      @Override
-      public CompletableFuture<TxnResponse> commit() {
-        if (cmps.size() < 3 || !intercepted.complete(null)) {
-          return send();
-        }
-        CompletableFuture<TxnResponse> sent = release.thenCompose(go -> send());
-        sent.whenComplete(
-            (response, error) -> {
-              if (error != null) {
-                answer.completeExceptionally(error);
-              } else {
-                answer.complete(response);
-              }
-            });
-        return sent;
-      }
-
-      private CompletableFuture<TxnResponse> send() {
-        return real.getKVClient()
-            .txn()
-            .If(cmps.toArray(Cmp[]::new))
-            .Then(thens.toArray(Op[]::new))
-            .Else(elses.toArray(Op[]::new))
-            .commit();
-      }
+      CompletableFuture<TxnResponse> sent = release.thenCompose(go -> txn.send(real));
+      sent.whenComplete(
+          (response, error) -> {
+            if (error != null) {
+              answer.completeExceptionally(error);
+            } else {
+              answer.complete(response);
+            }
+          });
+      return sent;
     }
   }
 }

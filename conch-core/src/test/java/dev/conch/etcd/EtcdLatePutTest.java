@@ -9,19 +9,13 @@ import dev.conch.test.EtcdExtension;
 import dev.conch.test.TcpProxy;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
-import io.etcd.jetcd.KV;
-import io.etcd.jetcd.Txn;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.kv.TxnResponse;
-import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -147,49 +141,17 @@ class EtcdLatePutTest {
     }
 
     Client client() {
-      KV kv = Etcds.intercept(KV.class, fast.getKVClient(), "txn", args -> new Recording());
-      return Etcds.intercept(Client.class, fast, "getKVClient", args -> kv);
+      return Etcds.interceptTxns(fast, this::commit);
     }
 
-    /** A transaction that is built first and sent on commit, over the link it calls for. */
-    private final class Recording implements Txn {
-      private final List<Cmp> cmps = new ArrayList<>();
-      private final List<Op> thens = new ArrayList<>();
-      private final List<Op> elses = new ArrayList<>();
-
-      @Override
-      public Txn If(Cmp... compares) {
-        cmps.addAll(Arrays.asList(compares));
-        return this;
+    /** Sends a transaction over the fast link, but the first put over the slow one. */
+    private CompletableFuture<TxnResponse> commit(Etcds.RecordedTxn txn) {
+      boolean put = txn.thens.stream().anyMatch(op -> op instanceof Op.PutOp);
+      if (put && txn.cmps.size() == 1 && txn.elses.size() == 1) {
+        puts.incrementAndGet(); // a campaign's put: If(no key) Then(put, get) Else(get)
       }
-
-      @Override
-      public Txn Then(Op... ops) {
-        thens.addAll(Arrays.asList(ops));
-        return this;
-      }
-
-      @Override
-      public Txn Else(Op... ops) {
-        elses.addAll(Arrays.asList(ops));
-        return this;
-      }
-
-      @Override
-      public CompletableFuture<TxnResponse> commit() {
-        boolean put = thens.stream().anyMatch(op -> op instanceof Op.PutOp);
-        if (put && cmps.size() == 1 && elses.size() == 1) {
-          puts.incrementAndGet(); // a campaign's put: If(no key) Then(put, get) Else(get)
-        }
-        boolean late = put && sent.compareAndSet(false, true);
-        Client via = late ? slow : fast;
-        return via.getKVClient()
-            .txn()
-            .If(cmps.toArray(Cmp[]::new))
-            .Then(thens.toArray(Op[]::new))
-            .Else(elses.toArray(Op[]::new))
-            .commit();
-      }
+      boolean late = put && sent.compareAndSet(false, true);
+      return txn.send(late ? slow : fast);
     }
   }
 }

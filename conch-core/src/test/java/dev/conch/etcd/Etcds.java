@@ -5,11 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.conch.test.EtcdCluster;
 import dev.conch.test.Etcdctl;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.Txn;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.Op;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
 /** Clients and sessions on a test cluster, all closed together. */
@@ -59,6 +66,63 @@ final class Etcds implements AutoCloseable {
                 throw e.getCause();
               }
             });
+  }
+
+  /**
+   * {@code client} with every transaction of its KV client recorded as it is built and committed by
+   * {@code commit}: a test holds one back, or sends it over another link ({@link
+   * RecordedTxn#send}).
+   */
+  static Client interceptTxns(
+      Client client, Function<RecordedTxn, CompletableFuture<TxnResponse>> commit) {
+    KV kv = intercept(KV.class, client.getKVClient(), "txn", args -> new RecordedTxn(commit));
+    return intercept(Client.class, client, "getKVClient", args -> kv);
+  }
+
+  /** A transaction as conch built it, sent only when its test says ({@link #interceptTxns}). */
+  static final class RecordedTxn implements Txn {
+    final List<Cmp> cmps = new ArrayList<>();
+    final List<Op> thens = new ArrayList<>();
+    final List<Op> elses = new ArrayList<>();
+    private final Function<RecordedTxn, CompletableFuture<TxnResponse>> commit;
+
+    private RecordedTxn(Function<RecordedTxn, CompletableFuture<TxnResponse>> commit) {
+      this.commit = commit;
+    }
+
+    @Override
+    public Txn If(Cmp... compares) {
+      cmps.addAll(Arrays.asList(compares));
+      return this;
+    }
+
+    @Override
+    public Txn Then(Op... ops) {
+      thens.addAll(Arrays.asList(ops));
+      return this;
+    }
+
+    @Override
+    public Txn Else(Op... ops) {
+      elses.addAll(Arrays.asList(ops));
+      return this;
+    }
+
+    @Override
+    public CompletableFuture<TxnResponse> commit() {
+      return commit.apply(this);
+    }
+
+    /** Sends the transaction as it was built, over {@code client}. */
+    CompletableFuture<TxnResponse> send(Client client) {
+      return client
+          .getKVClient()
+          .txn()
+          .If(cmps.toArray(Cmp[]::new))
+          .Then(thens.toArray(Op[]::new))
+          .Else(elses.toArray(Op[]::new))
+          .commit();
+    }
   }
 
   /** How many leases etcd has granted and not yet revoked or expired, as etcdctl lists them. */

@@ -142,15 +142,35 @@ class FenceTestApplication {
       this.reports = reports;
     }
 
-    /** Writes {@code text} with the token of the term it was let in by, once released. */
+    /**
+     * Writes {@code text} with the token of the term it was let in by, once released. Held, it
+     * stands for a frozen process: deaf to the interrupt of its term's stop (a paused process takes
+     * none), it writes when it thaws, and the fence is what must refuse it.
+     */
     @LeaderOnly
-    public void write(String text) throws InterruptedException {
+    public void write(String text) {
       long token = CurrentLeadership.get().token();
       this.entered.countDown();
-      if (!this.release.await(30, TimeUnit.SECONDS)) {
-        throw new IllegalStateException("the test never released the held write");
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      boolean interrupted = false;
+      while (this.release.getCount() > 0) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          throw new IllegalStateException("the test never released the held write");
+        }
+        try {
+          this.release.await(left, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException ex) {
+          interrupted = true;
+        }
       }
-      this.reports.store(text, token);
+      try {
+        this.reports.store(text, token);
+      } finally {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+      }
     }
 
     /** Holds the next write (the test calls it through the proxy: fields are the target's). */
