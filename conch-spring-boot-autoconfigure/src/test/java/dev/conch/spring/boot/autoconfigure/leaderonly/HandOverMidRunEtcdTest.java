@@ -11,6 +11,7 @@ import dev.conch.spring.LeaderOnly;
 import dev.conch.spring.LeaderOnlyJobs;
 import dev.conch.spring.LeaderOnlyTasks;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
+import dev.conch.spring.boot.autoconfigure.lifecycle.LeaderLifecycleAutoConfiguration;
 import dev.conch.test.EtcdExtension;
 import java.time.Duration;
 import java.util.List;
@@ -24,6 +25,7 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.Lifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.annotation.EnableScheduling;
@@ -35,7 +37,8 @@ import org.springframework.scheduling.annotation.Scheduled;
  * {@link LeaderOnlyTasks} task that does), against a real etcd member. The office is resigned,
  * handed to the other instance by name, or left by closing the context (what SIGTERM does) while a
  * run is under way: the successor's first run starts only after the old run ended, and the old
- * run's record says it completed.
+ * run's record says it completed. A {@code Lifecycle} bean bound to the office stops after the old
+ * run ended (the lose hooks come after the running work) and starts on the successor after that.
  */
 @Timeout(120)
 class HandOverMidRunEtcdTest {
@@ -51,7 +54,9 @@ class HandOverMidRunEtcdTest {
       new ApplicationContextRunner()
           .withConfiguration(
               AutoConfigurations.of(
-                  ConchAutoConfiguration.class, LeaderOnlyAutoConfiguration.class))
+                  ConchAutoConfiguration.class,
+                  LeaderOnlyAutoConfiguration.class,
+                  LeaderLifecycleAutoConfiguration.class))
           .withUserConfiguration(Jobs.class)
           .withPropertyValues("conch.etcd.timeout=2s", "conch.balance.enabled=false");
 
@@ -59,6 +64,7 @@ class HandOverMidRunEtcdTest {
     return this.contextRunner.withPropertyValues(
         "conch.etcd.endpoints=" + etcd.cluster().endpoints(),
         "conch.office=" + office,
+        "conch.offices." + office + ".lifecycle-beans=consumer",
         "conch.candidate.id=" + id);
   }
 
@@ -111,6 +117,11 @@ class HandOverMidRunEtcdTest {
                             .isLessThan(next.started);
                         assertThat(runs(office, "a"))
                             .allMatch(run -> run.ended > 0 && run.ended < next.started);
+                        // The bound bean: stopped after the run ended, started on b after that.
+                        await().atMost(WAIT).until(() -> BoundBean.last(office, "b", "start") > 0);
+                        long stopped = BoundBean.last(office, "a", "stop");
+                        assertThat(stopped).isGreaterThan(old.ended);
+                        assertThat(BoundBean.last(office, "b", "start")).isGreaterThan(stopped);
                         System.out.printf(
                             "hand-over by %s with a running %s: %d ms from the ask to b"
                                 + " leading (the run had %d ms left)%n",
@@ -166,9 +177,60 @@ class HandOverMidRunEtcdTest {
     }
   }
 
+  /** A lifecycle bean bound to the office (a message listener container, say). */
+  static final class BoundBean implements Lifecycle {
+
+    /** "office id start|stop" and when, for every instance. */
+    private static final List<String> events = new CopyOnWriteArrayList<>();
+
+    private final String office;
+
+    private final String id;
+
+    private volatile boolean running;
+
+    BoundBean(String office, String id) {
+      this.office = office;
+      this.id = id;
+    }
+
+    @Override
+    public void start() {
+      this.running = true;
+      events.add(this.office + " " + this.id + " start " + System.nanoTime());
+    }
+
+    @Override
+    public void stop() {
+      events.add(this.office + " " + this.id + " stop " + System.nanoTime());
+      this.running = false;
+    }
+
+    @Override
+    public boolean isRunning() {
+      return this.running;
+    }
+
+    /** When {@code id}'s bean of {@code office} last did {@code what}; 0 if it never did. */
+    static long last(String office, String id, String what) {
+      String prefix = office + " " + id + " " + what + " ";
+      return events.stream()
+          .filter(e -> e.startsWith(prefix))
+          .mapToLong(e -> Long.parseLong(e.substring(prefix.length())))
+          .max()
+          .orElse(0);
+    }
+  }
+
   @Configuration(proxyBeanMethods = false)
   @EnableScheduling
   static class Jobs {
+
+    @Bean
+    BoundBean consumer(
+        @Value("${conch.office}") String office, @Value("${conch.candidate.id}") String id) {
+      return new BoundBean(office, id);
+    }
 
     @Bean
     Job job(
