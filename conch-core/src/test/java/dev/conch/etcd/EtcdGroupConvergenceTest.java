@@ -71,7 +71,7 @@ class EtcdGroupConvergenceTest {
         .atMost(WAIT)
         .until(() -> shares(a, b, c), List.of(3, 3, 3)::equals);
     assertThat(outside).allMatch(Election::isLeader);
-    assertThat(moves(a, b, c)).isEqualTo(6);
+    assertThat(GroupMembers.settledMoves(WAIT, a, b, c)).isEqualTo(6);
   }
 
   @Test
@@ -91,7 +91,7 @@ class EtcdGroupConvergenceTest {
     c.leaveEveryLine();
     await().atMost(WAIT).until(() -> shares(a, b, c), List.of(6, 6, 0)::equals);
     await().atMost(WAIT).until(() -> a.sees("c").map(m -> !m.receiving()).orElse(false));
-    int before = moves(a, b);
+    int before = GroupMembers.settledMoves(WAIT, a, b);
     await()
         .during(Duration.ofSeconds(1))
         .atMost(WAIT)
@@ -104,7 +104,7 @@ class EtcdGroupConvergenceTest {
     System.out.printf(
         "health-gate cycle: back to 4/4/4 %d ms after UP%n",
         (System.nanoTime() - back) / 1_000_000);
-    assertThat(moves(a, b) - before).isEqualTo(4);
+    assertThat(GroupMembers.settledMoves(WAIT, a, b) - before).isEqualTo(4);
     await()
         .during(Duration.ofSeconds(2))
         .atMost(WAIT)
@@ -164,9 +164,5 @@ class EtcdGroupConvergenceTest {
 
   private static List<Integer> shares(GroupMembers.Member... members) {
     return Stream.of(members).map(GroupMembers.Member::leads).toList();
-  }
-
-  private static int moves(GroupMembers.Member... members) {
-    return Stream.of(members).mapToInt(m -> m.moves.size()).sum();
   }
 }

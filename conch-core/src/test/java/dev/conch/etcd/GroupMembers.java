@@ -12,8 +12,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
+import org.awaitility.Awaitility;
 
 /**
  * Members of a group for tests: each its own session (lease) on a shared client, with one election
@@ -90,6 +92,32 @@ final class GroupMembers {
   }
 
   /** One member: its session, group and elections. */
+  /**
+   * The moves {@code members} reported so far, once none was reported for a second, waiting at most
+   * {@code wait}: a move is reported when its target is seen leading, which can come after the
+   * shares already show it.
+   */
+  static int settledMoves(Duration wait, Member... members) {
+    int[] last = {-1};
+    long[] since = {0};
+    Awaitility.await()
+        .atMost(wait)
+        .until(
+            () -> {
+              int now = 0;
+              for (Member member : members) {
+                now += member.moves.size();
+              }
+              if (now != last[0]) {
+                last[0] = now;
+                since[0] = System.nanoTime();
+                return false;
+              }
+              return System.nanoTime() - since[0] >= TimeUnit.SECONDS.toNanos(1);
+            });
+    return last[0];
+  }
+
   static final class Member {
     final String id;
     final EtcdSession session;
