@@ -58,6 +58,12 @@ final class ElectionEventPublisher implements ElectionListener, LeadershipHandle
     this.term = leadership;
   }
 
+  /** How the election's logs name it among the office's handlers. */
+  @Override
+  public String toString() {
+    return "the leadership events of office '" + this.election.office() + "'";
+  }
+
   @Override
   public void onEvent(ElectionEvent event) {
     try {

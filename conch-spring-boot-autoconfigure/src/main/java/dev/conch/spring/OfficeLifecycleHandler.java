@@ -172,6 +172,16 @@ final class OfficeLifecycleHandler implements LeadershipHandler {
     return interrupted;
   }
 
+  /** How the election's logs name it among the office's handlers. */
+  @Override
+  public String toString() {
+    return "the lifecycle beans "
+        + this.beans.stream().map(named -> "'" + named.name() + "'").toList()
+        + " of office '"
+        + this.office
+        + "'";
+  }
+
   private static int phaseOf(Lifecycle bean) {
     return (bean instanceof Phased phased) ? phased.getPhase() : 0;
   }

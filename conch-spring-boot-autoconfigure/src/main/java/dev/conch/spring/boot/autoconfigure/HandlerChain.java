@@ -74,6 +74,12 @@ final class HandlerChain implements LeadershipHandler {
     }
   }
 
+  /** How the election's logs name it: the handlers it chains. */
+  @Override
+  public String toString() {
+    return "the handlers " + this.handlers + " of the runner's office";
+  }
+
   /** The handlers one term started; once ended, it starts no more. */
   private static final class Term {
 
