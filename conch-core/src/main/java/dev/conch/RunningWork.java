@@ -5,6 +5,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -78,22 +79,18 @@ final class RunningWork {
    * inside a leader-only call) would otherwise wait for itself until the bound.
    */
   void detach(Thread thread) {
-    Runnable idle = null;
-    synchronized (lock) {
-      if (running.removeIf(call -> call.thread == thread) && closed && running.isEmpty()) {
-        idle = whenIdle;
-        whenIdle = null;
-      }
-    }
-    if (idle != null) {
-      idle.run();
-    }
+    stopWaiting(call -> call.thread == thread);
   }
 
   private void finished(Call call) {
+    stopWaiting(call::equals);
+  }
+
+  /** Stops waiting for the calls {@code which} matches; the last one gone says the term is idle. */
+  private void stopWaiting(Predicate<Call> which) {
     Runnable idle = null;
     synchronized (lock) {
-      if (running.remove(call) && closed && running.isEmpty()) {
+      if (running.removeIf(which) && closed && running.isEmpty()) {
         idle = whenIdle;
         whenIdle = null;
       }

@@ -97,65 +97,63 @@ final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
     Optional<Leadership> term = election.flatMap(Election::leadership);
     // The call is the term's work from here on: a stop of the term waits for it (or interrupts it
     // at its bound) before the lose hooks run and the key goes; one that began already refuses it.
-    Optional<Leadership.Work> work = term.flatMap(t -> t.startWork(name));
-    try {
-      return guard(office, name, method, contexts, call, skipped, election, term, work);
+    Optional<Leadership.Work> registered = term.flatMap(t -> t.startWork(name));
+    if (registered.isEmpty()) {
+      return skip(office, name, method, contexts, skipped, false);
+    }
+    try (Leadership.Work work = registered.get()) {
+      // A scheduled job's firing runs only once claimed in its record (null: refused, skip it).
+      JobFiring firing =
+          (method == null) ? JobFiring.UNRECORDED : this.jobs.claim(term.get(), method);
+      if (firing == null) {
+        return skip(office, name, method, contexts, skipped, true);
+      }
+      this.invocations.run(term.get().office(), name);
+      CurrentLeadership.Invocation previous = CurrentLeadership.enter(election.get(), term.get());
+      try {
+        return this.observer.run(
+            contexts.apply(term.get().office(), term.get()),
+            () ->
+                firing.run(
+                    () -> this.invocations.proceed(term.get(), name, call), work::interrupted));
+      } finally {
+        CurrentLeadership.exit(previous);
+      }
     } finally {
-      if (work.isPresent()) {
-        work.get().close();
-        if (work.get().interrupted()) {
-          // The stop's interrupt is for this call alone, not for what its thread runs next.
-          Thread.interrupted();
-        }
+      if (registered.get().interrupted()) {
+        // The stop's interrupt is for this call alone, not for what its thread runs next.
+        Thread.interrupted();
       }
     }
   }
 
-  private @Nullable Object guard(
+  /**
+   * Records a call that did not run: this instance does not lead the office ({@code leading}
+   * false), or the firing's claim was refused (already counted by the claim).
+   */
+  private @Nullable Object skip(
       String office,
       String name,
       @Nullable Method method,
       BiFunction<String, @Nullable Leadership, LeaderOnlyObservationContext> contexts,
-      LeaderOnlyInvocations.Call call,
       @Nullable Object skipped,
-      Optional<Election> election,
-      Optional<Leadership> term,
-      Optional<Leadership.Work> work)
-      throws Throwable {
-    // A scheduled job's firing runs only once claimed in its record (null: refused, skip it).
-    JobFiring firing =
-        work.isEmpty()
-            ? null
-            : (method == null) ? JobFiring.UNRECORDED : this.jobs.claim(term.get(), method);
-    if (firing == null) {
-      if (method != null) {
-        this.jobs.skipped(officeOf(office), method, work.isPresent());
-      }
-      if (logger.isDebugEnabled()) {
-        logger.debug(
-            "Skipped "
-                + name
-                + (work.isPresent()
-                    ? ": its firing was not claimed in office '"
-                    : ": this instance does not lead office '")
-                + officeOf(office)
-                + "'");
-      }
-      this.observer.skipped(contexts.apply(officeOf(office), null));
-      this.invocations.skipped(officeOf(office), name);
-      return skipped;
+      boolean leading) {
+    if (method != null) {
+      this.jobs.skipped(officeOf(office), method, leading);
     }
-    this.invocations.run(term.get().office(), name);
-    CurrentLeadership.Invocation previous = CurrentLeadership.enter(election.get(), term.get());
-    try {
-      return this.observer.run(
-          contexts.apply(term.get().office(), term.get()),
-          () ->
-              firing.run(
-                  () -> this.invocations.proceed(term.get(), name, call), work.get()::interrupted));
-    } finally {
-      CurrentLeadership.exit(previous);
+    if (logger.isDebugEnabled()) {
+      logger.debug(
+          "Skipped "
+              + name
+              + (leading
+                  ? ": its firing was not claimed in office '"
+                  : ": this instance does not lead office '")
+              + officeOf(office)
+              + "'");
     }
+    this.observer.skipped(contexts.apply(officeOf(office), null));
+    this.invocations.skipped(officeOf(office), name);
+    return skipped;
   }
 
   /** The elections, for what a task checks before its call. */
