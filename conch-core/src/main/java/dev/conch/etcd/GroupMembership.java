@@ -290,7 +290,7 @@ final class GroupMembership {
             key,
             bytes(json(self, priority, leads, receiving, to)),
             PutOption.builder().withLeaseId(lease.id).build());
-    TxnResponse written = write(key, ours(key, putRevision), put);
+    TxnResponse written = write(key, ours(key, putRevision), put, "writing");
     if (!written.isSucceeded()) {
       List<KeyValue> held = written.getGetResponses().get(0).getKvs();
       long holder = held.isEmpty() ? 0 : held.get(0).getModRevision();
@@ -307,7 +307,7 @@ final class GroupMembership {
                 + "'? This one takes no part in the group until that key is gone");
       }
       // Absent, or on this member's lease (a write of ours whose answer was lost): take it.
-      written = write(key, ours(key, holder), put);
+      written = write(key, ours(key, holder), put, "writing");
       if (!written.isSucceeded()) {
         throw new Taken(
             "member id '" + self + "' of group '" + group + "': its key changed as it was written");
@@ -328,7 +328,12 @@ final class GroupMembership {
         : new Cmp(key, Cmp.Op.EQUAL, CmpTarget.modRevision(revision));
   }
 
-  private TxnResponse write(ByteSequence key, Cmp when, Op then) throws InterruptedException {
+  /**
+   * One conditional write of this member's key, bounded by the session's timeout: {@code then} when
+   * {@code when} holds, else a read of the key (what holds it).
+   */
+  private TxnResponse write(ByteSequence key, Cmp when, Op then, String doing)
+      throws InterruptedException {
     requests.incrementAndGet();
     return await(
         session
@@ -340,7 +345,7 @@ final class GroupMembership {
             .Else(Op.get(key, GetOption.DEFAULT))
             .commit(),
         session.timeout(),
-        "writing the group member '" + selfKey + "'");
+        doing + " the group member '" + selfKey + "'");
   }
 
   /** What the member key holds: the lease it was written on (0 for none) and its count. */
@@ -365,18 +370,8 @@ final class GroupMembership {
   void leave() throws InterruptedException {
     closeWatch();
     if (putRevision != 0) {
-      requests.incrementAndGet();
       ByteSequence key = bytes(selfKey);
-      await(
-          session
-              .client()
-              .getKVClient()
-              .txn()
-              .If(ours(key, putRevision))
-              .Then(Op.delete(key, DeleteOption.DEFAULT))
-              .commit(),
-          session.timeout(),
-          "deleting the group member '" + selfKey + "'");
+      write(key, ours(key, putRevision), Op.delete(key, DeleteOption.DEFAULT), "deleting");
       unpublished();
       putRevision = 0;
     }
