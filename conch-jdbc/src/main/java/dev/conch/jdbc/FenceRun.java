@@ -4,72 +4,170 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
 
-/** One check of the fence on one connection: the statements in the order that keeps it safe. */
+/**
+ * One check or raise of the fence on one connection: the statements in the order that keeps it
+ * safe.
+ */
 final class FenceRun {
 
   private static final String UNIQUE_VIOLATION = "23505";
-  private static final String SERIALIZATION_FAILURE = "40001";
+  static final String SERIALIZATION_FAILURE = "40001";
 
   private final Connection connection;
   private final FenceStatements sql;
   private final String office;
   private final long token;
   private final String holder;
+  private final int timeoutSeconds; // 0: none
 
-  FenceRun(Connection connection, FenceStatements sql, String office, long token, String holder) {
+  FenceRun(
+      Connection connection,
+      FenceStatements sql,
+      String office,
+      long token,
+      String holder,
+      int timeoutSeconds) {
     this.connection = connection;
     this.sql = sql;
     this.office = office;
     this.token = token;
     this.holder = holder;
+    this.timeoutSeconds = timeoutSeconds;
   }
 
-  void run() throws SQLException {
-    if (holds() || raise()) {
+  /** Inside the caller's transaction: holds the fence at the token, raising the row if older. */
+  void check() throws SQLException {
+    Hold hold = hold();
+    if (hold == Hold.HELD) {
       return;
     }
-    if (!sql.raiseInserts && (insert() || raise())) {
+    // A row that moved between the lock and the read moved to a newer token: no raise then, which
+    // would wait for the other holders of the lock this transaction already holds.
+    if (hold == Hold.NOT_AT_TOKEN && raiseHere()) {
       return;
     }
-    refuse();
+    throw refusal();
   }
 
-  /** The steady state: the row is at this token; it is locked (shared where possible). */
-  private boolean holds() throws SQLException {
-    try (PreparedStatement holds = connection.prepareStatement(sql.holds)) {
-      holds.setString(1, office);
-      holds.setLong(2, token);
-      try (ResultSet row = holds.executeQuery()) {
-        return row.next();
+  /**
+   * In a transaction that does nothing else: raises the row to the token, or inserts it; returns
+   * the token the row held before (0 when there was no row).
+   */
+  long raiseAlone() throws SQLException {
+    refuseMultiPrimary();
+    if (sql.raiseInserts) {
+      try (PreparedStatement raise = prepare(sql.raise)) {
+        int i = 1;
+        raise.setString(i++, office); // the lock
+        raise.setString(i++, office); // the earlier token
+        setRow(raise, i);
+        try (ResultSet returned = upserted(raise)) {
+          if (returned.next()) {
+            long previous = returned.getLong(1);
+            return returned.wasNull() ? 0 : previous;
+          }
+        }
+      }
+      throw refusal();
+    }
+    try (PreparedStatement read = prepare(sql.previous)) {
+      read.setString(1, office);
+      try (ResultSet row = read.executeQuery()) {
+        if (row.next()) {
+          long previous = row.getLong(1);
+          if (previous > token || !update()) {
+            throw refusal();
+          }
+          return previous;
+        }
+      }
+    }
+    if (insert() || update()) {
+      return 0;
+    }
+    throw refusal();
+  }
+
+  private enum Hold {
+    HELD,
+    NOT_AT_TOKEN,
+    MOVED
+  }
+
+  /**
+   * The steady state: the row is at this token, and the fence is held until the transaction ends.
+   */
+  private Hold hold() throws SQLException {
+    try (PreparedStatement hold = prepare(sql.hold)) {
+      if (!sql.holdLocksFirst) {
+        hold.setString(1, office);
+        hold.setLong(2, token);
+        try (ResultSet row = hold.executeQuery()) {
+          return row.next() ? Hold.HELD : Hold.NOT_AT_TOKEN;
+        }
+      }
+      int i = 1;
+      hold.setString(i++, office);
+      hold.setString(i++, office);
+      hold.setLong(i++, token);
+      hold.setString(i++, office);
+      hold.setLong(i++, token);
+      hold.setString(i, office);
+      hold.execute();
+      boolean locked;
+      try (ResultSet lock = hold.getResultSet()) {
+        locked = lock.next();
+      }
+      if (!hold.getMoreResults()) {
+        throw new SQLException("the fence's read returned no result", "XX000");
+      }
+      try (ResultSet row = hold.getResultSet()) {
+        boolean at = row.next();
+        if (!locked) {
+          return Hold.NOT_AT_TOKEN;
+        }
+        return at ? Hold.HELD : Hold.MOVED;
       }
     }
   }
 
-  /** A new term: raises the row to this token unless it holds a newer one (locks it). */
-  private boolean raise() throws SQLException {
-    try (PreparedStatement raise = connection.prepareStatement(sql.raise)) {
-      if (sql.raiseInserts) {
+  /** A new term inside the caller's transaction: raises (or inserts) the row to this token. */
+  private boolean raiseHere() throws SQLException {
+    refuseMultiPrimary();
+    if (sql.raiseInserts) {
+      try (PreparedStatement raise = prepare(sql.raise)) {
         raise.setString(1, office);
-        raise.setLong(2, token);
-        raise.setString(3, holder);
-      } else {
-        raise.setLong(1, token);
-        raise.setString(2, holder);
-        raise.setString(3, office);
-        raise.setLong(4, token);
+        raise.setString(2, office);
+        setRow(raise, 3);
+        try (ResultSet returned = upserted(raise)) {
+          return returned.next();
+        }
       }
+    }
+    return update() || insert() || update();
+  }
+
+  private boolean update() throws SQLException {
+    try (PreparedStatement raise = prepare(sql.raise)) {
+      raise.setLong(1, token);
+      raise.setString(2, holder);
+      raise.setString(3, office);
+      raise.setLong(4, token);
       return raise.executeUpdate() > 0;
     }
   }
 
   /** The office's first row; false when another transaction inserted it first. */
   private boolean insert() throws SQLException {
-    try (PreparedStatement insert = connection.prepareStatement(sql.insert)) {
-      insert.setString(1, office);
-      insert.setLong(2, token);
-      insert.setString(3, holder);
-      return insert.executeUpdate() > 0;
+    String insert = sql.insert;
+    if (insert == null) {
+      return false;
+    }
+    try (PreparedStatement statement = prepare(insert)) {
+      setRow(statement, 1);
+      return statement.executeUpdate() > 0;
     } catch (SQLException e) {
       // H2 only (the others never raise a duplicate key here): the statement alone failed.
       if (UNIQUE_VIOLATION.equals(e.getSQLState())) {
@@ -79,27 +177,85 @@ final class FenceRun {
     }
   }
 
-  /** Nothing matched: reads the row under an exclusive lock to say why, or to let it pass. */
-  private void refuse() throws SQLException {
-    try (PreparedStatement read = connection.prepareStatement(sql.read)) {
+  private void setRow(PreparedStatement statement, int first) throws SQLException {
+    statement.setString(first, office);
+    statement.setLong(first + 1, token);
+    statement.setString(first + 2, holder);
+  }
+
+  /**
+   * Nothing matched: reads the row to name the newer token. The read never lets the transaction
+   * pass: a row at no newer token here moved while the check ran, and the transaction retries.
+   */
+  private SQLException refusal() throws SQLException {
+    try (PreparedStatement read = prepare(sql.read)) {
       read.setString(1, office);
       try (ResultSet row = read.executeQuery()) {
         if (!row.next()) {
-          throw new SQLException(
+          return new SQLException(
               "the fence row of office '"
                   + office
-                  + "' exists but this transaction cannot see it (its snapshot is older than"
-                  + " the row): roll back and retry",
+                  + "' is not visible to this transaction (its snapshot is older than the row, or"
+                  + " the row was deleted): roll back and retry",
               SERIALIZATION_FAILURE);
         }
         long current = row.getLong(1);
-        if (current <= token) {
-          // An update count of 0 for a row that matched (a driver that counts changed rows)
-          // lands here; the row is now locked exclusively at no newer token, which is a pass.
-          return;
+        if (current > token) {
+          throw new StaleTokenException(office, token, current, row.getString(2));
         }
-        throw new StaleTokenException(office, token, current, row.getString(2));
+        return new SQLException(
+            "the fence row of office '"
+                + office
+                + "' moved while the check ran (it holds token "
+                + current
+                + ", offered "
+                + token
+                + "): roll back and retry",
+            SERIALIZATION_FAILURE);
       }
     }
+  }
+
+  /** Refuses a cluster whose every node takes its own row locks: the fence would not hold there. */
+  private void refuseMultiPrimary() throws SQLException {
+    String query = sql.multiPrimary;
+    if (query == null) {
+      return;
+    }
+    long answer;
+    try (PreparedStatement check = prepare(query);
+        ResultSet row = check.executeQuery()) {
+      answer = row.next() ? row.getLong(1) : 0;
+    } catch (SQLException e) {
+      return; // the variable or view does not exist: no such cluster
+    }
+    if (answer != 0) {
+      throw new SQLFeatureNotSupportedException(
+          "the conch fence of office '"
+              + office
+              + "' does not hold on a multi-primary cluster ("
+              + (query.contains("wsrep")
+                  ? "Galera, wsrep_on=ON"
+                  : "Group Replication multi-primary")
+              + "): each node takes its own row locks, so a stale leader writing through another"
+              + " node is not stopped; fence against a single primary");
+    }
+  }
+
+  private PreparedStatement prepare(String statement) throws SQLException {
+    PreparedStatement prepared = connection.prepareStatement(statement);
+    if (timeoutSeconds > 0) {
+      prepared.setQueryTimeout(timeoutSeconds);
+    }
+    return prepared;
+  }
+
+  /** Runs the lock and the upsert; returns the upsert's RETURNING rows (none: not raised). */
+  private static ResultSet upserted(PreparedStatement raise) throws SQLException {
+    raise.execute(); // the advisory lock's row
+    if (!raise.getMoreResults()) {
+      throw new SQLException("the fence's raise returned no result", "XX000");
+    }
+    return raise.getResultSet();
   }
 }

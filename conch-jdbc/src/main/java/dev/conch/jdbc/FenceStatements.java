@@ -5,68 +5,152 @@ import org.jspecify.annotations.Nullable;
 /**
  * The statements of the fence for one dialect and one table.
  *
- * <p>{@link #holds} is the steady state: one locking read that finds the office's row at exactly
- * the offered token. Where the database has a shared row lock it takes that one, so that the
- * transactions of one term do not queue behind each other, while a newer leader's raise (an
- * exclusive lock) waits for every one of them to end, and every later one sees the raised token. It
- * matches no row when the token differs, so it never holds a lock that a raise would have to
- * upgrade (on PostgreSQL; InnoDB under REPEATABLE READ locks the row it read anyway, see {@code
- * docs/fencing.md}).
+ * <p>{@link #hold} is the steady state, one round trip: it lets the transaction go on only while
+ * the office's row is at exactly the offered token, and keeps a newer leader's raise waiting until
+ * the transaction ends. {@link #raise} moves the row to a newer token; it waits for every
+ * transaction that holds the fence at the older one, and every later hold sees the newer token.
+ *
+ * <ul>
+ *   <li>PostgreSQL: a shared advisory lock of the office ({@code pg_advisory_xact_lock_shared}),
+ *       taken only when the row is at the token, then the row read by a second statement of the
+ *       same round trip, whose snapshot comes after the lock. The raise takes the exclusive
+ *       advisory lock first. PostgreSQL's lock manager queues a shared request behind a waiting
+ *       exclusive one, so a raise waits only for the transactions that held the fence when it began
+ *       (a row lock {@code FOR SHARE} let new lockers in ahead of it, and made a MultiXact for
+ *       every two transactions holding it at once). Under REPEATABLE READ and SERIALIZABLE the read
+ *       also locks the row {@code FOR SHARE}: a row raised after the transaction's snapshot then
+ *       fails it with {@code 40001} instead of letting it pass on its old view.
+ *   <li>MySQL, MariaDB (InnoDB): a shared row lock ({@code LOCK IN SHARE MODE}); InnoDB queues a
+ *       shared request behind a waiting exclusive one.
+ *   <li>H2 has no shared row lock: {@code FOR UPDATE}.
+ * </ul>
  */
 final class FenceStatements {
 
-  final String holds;
+  /** The advisory lock space of the fence on PostgreSQL: "conc" as four bytes. */
+  static final int ADVISORY_LOCK_CLASS = 0x636f6e63;
+
+  /** The steady state: one round trip (two statements on PostgreSQL: lock, then read). */
+  final String hold;
+
+  /** Whether {@link #hold} is two statements, the first of which says whether it locked. */
+  final boolean holdLocksFirst;
+
+  /** A new term: raises the row to the token unless it holds a newer one. */
   final String raise;
-  final boolean raiseInserts; // the raise is an upsert: it inserts the first row too
-  final @Nullable String insert; // null when the raise inserts
+
+  /** Whether the raise is an upsert that inserts the first row too (and returns the old token). */
+  final boolean raiseInserts;
+
+  /** The office's first row; null when the raise inserts. */
+  final @Nullable String insert;
+
+  /** The refusal's read of the row (its token and holder), under a lock that raises no deadlock. */
   final String read;
 
+  /** Reads the earlier token before a raise (dialects whose raise does not return it). */
+  final String previous;
+
+  /** A query whose non-zero answer means a multi-primary cluster, where row locks are local. */
+  final @Nullable String multiPrimary;
+
   private FenceStatements(
-      String holds, String raise, boolean raiseInserts, @Nullable String insert, String read) {
-    this.holds = holds;
+      String hold,
+      boolean holdLocksFirst,
+      String raise,
+      boolean raiseInserts,
+      @Nullable String insert,
+      String read,
+      String previous,
+      @Nullable String multiPrimary) {
+    this.hold = hold;
+    this.holdLocksFirst = holdLocksFirst;
     this.raise = raise;
     this.raiseInserts = raiseInserts;
     this.insert = insert;
     this.read = read;
+    this.previous = previous;
+    this.multiPrimary = multiPrimary;
   }
 
   static FenceStatements of(FenceDialect dialect, String table) {
-    String read = "SELECT token, holder FROM " + table + " WHERE office = ? FOR UPDATE";
-    String holds = "SELECT token FROM " + table + " WHERE office = ? AND token = ?";
+    String at = " FROM " + table + " WHERE office = ? AND token = ?";
+    String read = "SELECT token, holder FROM " + table + " WHERE office = ?";
+    String previous = "SELECT token FROM " + table + " WHERE office = ?";
     String update =
         "UPDATE "
             + table
             + " SET token = ?, holder = ?, updated_at = CURRENT_TIMESTAMP"
-            + (dialect == FenceDialect.H2 || dialect == FenceDialect.POSTGRESQL ? "" : "(6)")
+            + (dialect == FenceDialect.H2 ? "" : "(6)")
             + " WHERE office = ? AND token <= ?";
     String columns = " (office, token, holder, updated_at) VALUES (?, ?, ?, CURRENT_TIMESTAMP";
+    String lock = "(" + ADVISORY_LOCK_CLASS + ", hashtext(?))";
     return switch (dialect) {
-      // ON CONFLICT never raises a duplicate key: a failed statement would abort the caller's
-      // transaction on PostgreSQL.
       case POSTGRESQL ->
           new FenceStatements(
-              holds + " FOR SHARE",
-              "INSERT INTO "
+              "SELECT pg_advisory_xact_lock_shared"
+                  + lock
+                  + at
+                  + "; SELECT token"
+                  + at
+                  + " AND CASE WHEN current_setting('transaction_isolation') = 'read committed'"
+                  + " THEN true ELSE EXISTS (SELECT 1 FROM "
+                  + table
+                  + " n WHERE n.office = ? FOR SHARE) END",
+              true,
+              // ON CONFLICT never raises a duplicate key: a failed statement would abort the
+              // caller's transaction. The CTE reads the row before the upsert, after the lock.
+              "SELECT pg_advisory_xact_lock"
+                  + lock
+                  + "; WITH earlier AS (SELECT token FROM "
+                  + table
+                  + " WHERE office = ?) INSERT INTO "
                   + table
                   + " AS f"
                   + columns
                   + ") ON CONFLICT (office) DO UPDATE SET token = EXCLUDED.token,"
                   + " holder = EXCLUDED.holder, updated_at = EXCLUDED.updated_at"
-                  + " WHERE f.token <= EXCLUDED.token",
+                  + " WHERE f.token <= EXCLUDED.token RETURNING (SELECT token FROM earlier)",
               true,
               null,
-              read);
-      case MYSQL, MARIADB ->
+              read,
+              previous,
+              null);
+      case MYSQL ->
           new FenceStatements(
-              holds + " LOCK IN SHARE MODE",
+              "SELECT token" + at + " LOCK IN SHARE MODE",
+              false,
               update,
               false,
               "INSERT IGNORE INTO " + table + columns + "(6))",
-              read);
+              read + " LOCK IN SHARE MODE",
+              previous + " FOR UPDATE",
+              // Group Replication in multi-primary mode (the variable exists with the plugin).
+              "SELECT COUNT(*) FROM performance_schema.global_variables"
+                  + " WHERE VARIABLE_NAME = 'group_replication_single_primary_mode'"
+                  + " AND VARIABLE_VALUE = 'OFF'");
+      case MARIADB ->
+          new FenceStatements(
+              "SELECT token" + at + " LOCK IN SHARE MODE",
+              false,
+              update,
+              false,
+              "INSERT IGNORE INTO " + table + columns + "(6))",
+              read + " LOCK IN SHARE MODE",
+              previous + " FOR UPDATE",
+              // Galera: every node takes its own row locks, and certification decides at commit.
+              "SELECT @@wsrep_on");
       // H2 has no shared row lock; a duplicate key fails only the statement there.
       case H2 ->
           new FenceStatements(
-              holds + " FOR UPDATE", update, false, "INSERT INTO " + table + columns + ")", read);
+              "SELECT token" + at + " FOR UPDATE",
+              false,
+              update,
+              false,
+              "INSERT INTO " + table + columns + ")",
+              read + " FOR UPDATE",
+              previous + " FOR UPDATE",
+              null);
     };
   }
 }
