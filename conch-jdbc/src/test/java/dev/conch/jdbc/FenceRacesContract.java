@@ -22,10 +22,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * the office's first row created by two leaders at once. The stale one must commit entirely before
  * the newer one passes the fence, or fail.
  */
-abstract class FenceRacesContract extends FenceContract {
-
-  /** The JDBC isolation levels to run each race at. */
-  abstract List<Integer> isolationLevels();
+abstract class FenceRacesContract extends FenceTermContract {
 
   @ParameterizedTest(name = "isolation {0}")
   @MethodSource("isolationLevels")

@@ -28,11 +28,8 @@ class MariaDbFenceTest extends FenceRacesContract {
 
   @Override
   String waitingSessionsQuery() {
-    // A locking read by primary key waits while the optimizer reads the row (PROCESSLIST state
-    // "Statistics"), and its transaction may not be listed in INNODB_TRX yet: count both.
-    return "SELECT (SELECT count(*) FROM information_schema.INNODB_TRX"
-        + " WHERE trx_state = 'LOCK WAIT') + (SELECT count(*) FROM information_schema.PROCESSLIST"
-        + " WHERE ID <> CONNECTION_ID() AND INFO LIKE '%conch_fence%')";
+    // Only sessions in a lock wait (a session merely running a statement on the fence is not).
+    return "SELECT count(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'";
   }
 
   @Override
