@@ -10,6 +10,8 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.transaction.NoTransactionException;
+import org.springframework.transaction.interceptor.TransactionAspectSupport;
 
 /**
  * Runs the fence of a {@link Fenced @Fenced} method before the method, inside its transaction: the
@@ -34,8 +36,17 @@ final class FencedMethodInterceptor implements MethodInterceptor {
 
   @Override
   public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
-    this.fence.get().fence(office(invocation));
+    this.fence.get().fence(office(invocation), transactionIsNew());
     return invocation.proceed();
+  }
+
+  /** Whether the method's transaction began with this call (nothing in it ran before the fence). */
+  private static boolean transactionIsNew() {
+    try {
+      return TransactionAspectSupport.currentTransactionStatus().isNewTransaction();
+    } catch (NoTransactionException ex) {
+      return false; // the fence refuses a call without a transaction itself
+    }
   }
 
   /** The office the annotation names, resolved; empty for the default. */

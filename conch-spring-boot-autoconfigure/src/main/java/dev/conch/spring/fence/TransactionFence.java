@@ -2,13 +2,19 @@ package dev.conch.spring.fence;
 
 import dev.conch.Leadership;
 import dev.conch.jdbc.FenceTableMissingException;
+import dev.conch.jdbc.FenceTimeoutException;
 import dev.conch.jdbc.JdbcFence;
 import dev.conch.jdbc.StaleTokenException;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.datasource.ConnectionHolder;
@@ -19,20 +25,34 @@ import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * Fences the current Spring transaction in the application's own database: runs conch-jdbc's {@link
- * JdbcFence} on the connection Spring bound to the transaction ({@link
- * DataSourceUtils#getConnection(DataSource)}), so that the transaction's own writes, made with
- * JdbcTemplate, JdbcClient, JPA or Spring Data, commit only while no newer leader of the office has
- * fenced it.
+ * Fences the current Spring transaction in the application's own database with conch-jdbc's {@link
+ * JdbcFence}, so that the transaction's own writes, made with JdbcTemplate, JdbcClient, JPA or
+ * Spring Data, commit only while no newer leader of the office has fenced it.
  *
  * <pre>{@code
  * @Transactional
  * public void store(Report report) {
- *   Leadership term = fence.fence();          // throws StaleTokenException when stale
+ *   Leadership term = fence.fence();          // the term whose token the commit is checked with
  *   jdbcClient.sql("INSERT INTO report (token, ...) VALUES (?, ...)")
  *       .param(term.token()) ...;
  * }
  * }</pre>
+ *
+ * <p>How it holds, whatever the code between does:
+ *
+ * <ul>
+ *   <li>The term's first fence raises the office's row to its token in a short transaction of its
+ *       own, on a connection of its own ({@link JdbcFence#raise}): it waits for the older term's
+ *       transactions that passed the fence, and once it has committed no older term can pass. A
+ *       transaction that began after that sees everything the older terms committed.
+ *   <li>The check itself runs just before the commit, on the transaction's connection, whatever ran
+ *       before (a statement whose deadlock the code caught, a savepoint rolled back): one round
+ *       trip in the steady state, and the commit is refused ({@link StaleTokenException}) when a
+ *       newer leader raised the row.
+ *   <li>A transaction that may have read before its term's raise ended (it began before, and the
+ *       fence was not its first step) fails with {@link TermBeganException}, which is transient:
+ *       run it again. A {@code @Fenced} method that begins its own transaction never does.
+ * </ul>
  *
  * <p>Every call fails at once, before anything is written, when no transaction is active (a fence
  * outside the transaction protects nothing), when the transaction does not hold a connection of
@@ -53,6 +73,15 @@ public final class TransactionFence {
   private final FenceListener listener;
 
   private final SQLExceptionTranslator translator;
+
+  /** The tokens this fence raised, by office: a term raises once. */
+  private final Map<String, Long> raised = new ConcurrentHashMap<>();
+
+  /** The key of a transaction's {@link CommitCheck} among its bound resources. */
+  private final Object commitCheckKey = new Object();
+
+  /** One raise at a time per office: the others wait for it instead of taking a connection each. */
+  private final Map<String, Object> raising = new ConcurrentHashMap<>();
 
   /**
    * A fence on the transactions of {@code dataSource}.
@@ -99,6 +128,14 @@ public final class TransactionFence {
    * @throws DataAccessException when the database fails
    */
   public Leadership fence(@Nullable String office) {
+    return fence(office, false);
+  }
+
+  /**
+   * As {@link #fence(String)}, for a {@code @Fenced} method: {@code transactionIsNew} when the
+   * method's transaction began with it, so that nothing read in it can predate the raise.
+   */
+  Leadership fence(@Nullable String office, boolean transactionIsNew) {
     String name = (office == null || office.isEmpty()) ? defaultOffice() : office;
     requireTransaction(name);
     Leadership term =
@@ -112,7 +149,7 @@ public final class TransactionFence {
                             + "', so it has no fencing token to offer: a transaction fenced"
                             + " for an office must run in a term of it (a @LeaderOnly method,"
                             + " or while Election.isLeader())"));
-    return run(term);
+    return run(term, transactionIsNew);
   }
 
   /**
@@ -123,13 +160,14 @@ public final class TransactionFence {
    *
    * @return {@code term}
    * @throws StaleTokenException when a newer leader fenced the office: the transaction rolls back
+   * @throws TermBeganException when the term's raise ended after the transaction began
    * @throws FenceUnavailableException when there is no transaction
    * @throws DataAccessException when the database fails
    */
   public Leadership fence(Leadership term) {
     Objects.requireNonNull(term, "term");
     requireTransaction(term.office());
-    return run(term);
+    return run(term, false);
   }
 
   /** The plain-JDBC fence this one runs (its table). */
@@ -137,30 +175,72 @@ public final class TransactionFence {
     return this.fence;
   }
 
-  private Leadership run(Leadership term) {
-    Connection connection = DataSourceUtils.getConnection(this.dataSource);
-    try {
-      this.fence.check(connection, term);
-    } catch (StaleTokenException ex) {
-      refuseCommit(ex);
-      this.listener.refused(ex);
-      throw ex;
-    } catch (SQLException ex) {
-      // Spring's translation keeps only the task in its message: the fence's own says what to do.
-      String task = "conch fence of office '" + term.office() + "': " + ex.getMessage() + hint(ex);
-      DataAccessException translated = this.translator.translate(task, null, ex);
-      throw refuseCommit(
-          (translated != null) ? translated : new UncategorizedSQLException(task, null, ex));
-    } catch (RuntimeException ex) {
-      throw refuseCommit(ex);
-    } finally {
-      DataSourceUtils.releaseConnection(connection, this.dataSource);
-    }
-    if (this.listener != FenceListener.NONE) {
-      TransactionSynchronizationManager.registerSynchronization(
-          new CommitCounter(this.listener, term.office(), term.token()));
+  private Leadership run(Leadership term, boolean transactionIsNew) {
+    CommitCheck check = commitCheck();
+    if (!check.covers(term)) {
+      raise(term, transactionIsNew);
+      check.add(term);
     }
     return term;
+  }
+
+  /**
+   * Raises the office's row to the term's token once per term, on a connection of its own; fails
+   * the transaction with {@link TermBeganException} when it may have read before the raise.
+   */
+  private void raise(Leadership term, boolean transactionIsNew) {
+    String office = term.office();
+    long token = term.token();
+    long earlier;
+    synchronized (this.raising.computeIfAbsent(office, o -> new Object())) {
+      Long done = this.raised.get(office);
+      if (done != null && done == token) {
+        return;
+      }
+      try (Connection own = this.dataSource.getConnection()) {
+        earlier = this.fence.raise(own, term, timeout());
+      } catch (StaleTokenException ex) {
+        this.listener.refused(ex);
+        throw refuseCommit(ex);
+      } catch (SQLException ex) {
+        throw refuseCommit(translate(office, ex));
+      }
+      this.raised.merge(office, token, Math::max);
+    }
+    if (earlier != 0 && earlier < token && !transactionIsNew) {
+      throw refuseCommit(new TermBeganException(office, earlier, token));
+    }
+  }
+
+  /** The commit check of the current transaction, registered with its first fence. */
+  private CommitCheck commitCheck() {
+    Object bound = TransactionSynchronizationManager.getResource(this.commitCheckKey);
+    if (bound instanceof CommitCheck check) {
+      return check;
+    }
+    CommitCheck check = new CommitCheck();
+    TransactionSynchronizationManager.bindResource(this.commitCheckKey, check);
+    TransactionSynchronizationManager.registerSynchronization(check);
+    return check;
+  }
+
+  /** What is left of the transaction's timeout, for the fence's statements; zero for none. */
+  private Duration timeout() {
+    Object bound = TransactionSynchronizationManager.getResource(this.dataSource);
+    if (bound instanceof ConnectionHolder holder && holder.hasTimeout()) {
+      return Duration.ofMillis(holder.getTimeToLiveInMillis());
+    }
+    return Duration.ZERO;
+  }
+
+  private DataAccessException translate(String office, SQLException ex) {
+    // Spring's translation keeps only the task in its message: the fence's own says what to do.
+    String task = "conch fence of office '" + office + "': " + ex.getMessage() + hint(ex);
+    if (ex instanceof FenceTimeoutException) {
+      return new CannotAcquireLockException(task, ex);
+    }
+    DataAccessException translated = this.translator.translate(task, null, ex);
+    return (translated != null) ? translated : new UncategorizedSQLException(task, null, ex);
   }
 
   /**
@@ -234,13 +314,58 @@ public final class TransactionFence {
     }
   }
 
-  /** Tells the listener of a fenced commit once the transaction committed. */
-  private record CommitCounter(FenceListener listener, String office, long token)
-      implements TransactionSynchronization {
+  /**
+   * Checks the fence of every office the transaction fenced just before it commits, on its
+   * connection, and tells the listener of the commit once it happened.
+   */
+  private final class CommitCheck implements TransactionSynchronization {
+
+    private final Map<String, Leadership> fenced = new LinkedHashMap<>();
+
+    boolean covers(Leadership term) {
+      Leadership known = this.fenced.get(term.office());
+      return known != null && known.token() == term.token();
+    }
+
+    void add(Leadership term) {
+      this.fenced.merge(term.office(), term, (a, b) -> (a.token() >= b.token()) ? a : b);
+    }
+
+    @Override
+    public void beforeCommit(boolean readOnly) {
+      Connection connection = DataSourceUtils.getConnection(TransactionFence.this.dataSource);
+      try {
+        for (Leadership term : this.fenced.values()) {
+          try {
+            TransactionFence.this.fence.check(connection, term, timeout());
+          } catch (StaleTokenException ex) {
+            TransactionFence.this.listener.refused(ex);
+            throw ex;
+          } catch (SQLException ex) {
+            throw translate(term.office(), ex);
+          }
+        }
+      } finally {
+        DataSourceUtils.releaseConnection(connection, TransactionFence.this.dataSource);
+      }
+    }
 
     @Override
     public void afterCommit() {
-      this.listener.committed(this.office, this.token);
+      this.fenced
+          .values()
+          .forEach(t -> TransactionFence.this.listener.committed(t.office(), t.token()));
+    }
+
+    @Override
+    public void afterCompletion(int status) {
+      TransactionSynchronizationManager.unbindResourceIfPossible(
+          TransactionFence.this.commitCheckKey);
+    }
+
+    @Override
+    public String toString() {
+      return "conch fence commit check " + this.fenced.keySet();
     }
   }
 }

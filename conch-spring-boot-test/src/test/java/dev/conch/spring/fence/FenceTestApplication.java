@@ -118,6 +118,45 @@ class FenceTestApplication {
       insert(text, 0);
     }
 
+    /** Fences with {@code term}, lets {@code between} run, then writes: the check is at commit. */
+    @Transactional
+    public void fenceThenWrite(Leadership term, Runnable between, String text) {
+      this.fence.fence(term);
+      between.run();
+      insert(text, term.token());
+    }
+
+    /** Reads the reports first, then fences with the default office's term and writes. */
+    @Transactional
+    public void readThenFence(String text) {
+      this.jdbc.queryForObject("SELECT COUNT(*) FROM report", Integer.class);
+      Leadership term = this.fence.fence();
+      insert(text, term.token());
+    }
+
+    /** A fenced savepoint (NESTED) that writes and fails: its caller goes on. */
+    @Transactional(propagation = Propagation.NESTED)
+    @Fenced
+    public void nestedStoreAndFail(String text) {
+      insert(text, 0);
+      throw new IllegalStateException("the nested work failed");
+    }
+
+    /**
+     * Calls {@code self}'s fenced NESTED method, swallows its failure, lets {@code between} run,
+     * then writes in the outer transaction.
+     */
+    @Transactional
+    public void outerAroundAFailedNestedFence(Reports self, Runnable between, String text) {
+      try {
+        self.nestedStoreAndFail("inner");
+      } catch (IllegalStateException ex) {
+        // the savepoint rolled back; the outer transaction goes on
+      }
+      between.run();
+      insert(text, 0);
+    }
+
     /** Runs {@code work} in one transaction (for a newer leader's write). */
     @Transactional
     public <T> T inTransaction(Supplier<T> work) {

@@ -2,6 +2,7 @@ package dev.conch.spring.fence;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.conch.Holder;
 import dev.conch.Leadership;
@@ -13,12 +14,16 @@ import dev.conch.spring.fence.FenceTestApplication.ReportJob;
 import dev.conch.spring.fence.FenceTestApplication.Reports;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -26,6 +31,7 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
@@ -57,6 +63,8 @@ abstract class JdbcFenceContract {
   @Autowired JdbcFence jdbcFence;
 
   @Autowired MeterRegistry meters;
+
+  @Autowired DataSource dataSource;
 
   @Autowired PlatformTransactionManager transactionManager;
 
@@ -181,7 +189,7 @@ abstract class JdbcFenceContract {
   }
 
   @Test
-  void newTermsRaiseRollsBackWithTheTransactionItFenced() {
+  void newTermsRaiseCommitsOnItsOwnWhenTheWorkFails() {
     Leadership first = this.offices.awaitLeading(OFFICE);
     this.reports.store("first", first.token());
     this.offices.revoke(OFFICE);
@@ -190,10 +198,69 @@ abstract class JdbcFenceContract {
 
     assertThatExceptionOfType(IllegalStateException.class)
         .isThrownBy(() -> this.reports.storeAndFail("second"));
-    // The raise to the second term's token ran on the transaction's own connection: it rolled
-    // back with the write.
-    assertThat(fenceToken(OFFICE)).isEqualTo(first.token());
+    // The raise ran in a transaction of its own before the work: the first term is fenced off
+    // even though the work rolled back.
+    assertThat(fenceToken(OFFICE)).isEqualTo(second.token());
     assertThat(reports()).containsExactly("first@" + first.token());
+  }
+
+  @Test
+  void theCheckIsAtCommitSoANewerLeaderWhoRaisedAfterTheFenceCallRefusesTheCommit() {
+    Leadership old = this.offices.awaitLeading(OFFICE);
+    Holder newer = this.offices.electOther(OFFICE, "node-b");
+    double passed = count("passed");
+    // The old term's transaction fenced, then the newer leader raised and wrote, then the old one
+    // wrote: nothing in between touched the fence, and the commit is still refused.
+    assertThatExceptionOfType(StaleTokenException.class)
+        .isThrownBy(
+            () ->
+                this.reports.fenceThenWrite(
+                    old, () -> inOtherThread(() -> writeAsNewerLeader("new", newer)), "old"))
+        .satisfies(refusal -> assertThat(refusal.currentToken()).isEqualTo(newer.rev()));
+    assertThat(reports()).containsExactly("new@" + newer.rev());
+    assertThat(count("passed")).as("only the newer leader's commit").isEqualTo(passed + 1);
+  }
+
+  @Test
+  void aFailedNestedFenceLeavesTheOuterTransactionFencedAtItsCommit() {
+    // NESTED is a savepoint of the JDBC transaction managers; JPA's allows none by default.
+    assumeTrue(
+        this.transactionManager instanceof DataSourceTransactionManager,
+        "NESTED needs a DataSourceTransactionManager");
+    this.offices.awaitLeading(OFFICE);
+    // The nested @Fenced call raised the term and registered the check; its savepoint rolled back
+    // (on every database that undoes locks taken in it), then a newer leader came.
+    AtomicReference<Holder> newest = new AtomicReference<>();
+    Runnable newestLeaderWrites =
+        () -> {
+          newest.set(this.offices.electOther(OFFICE, "node-c"));
+          inOtherThread(() -> writeAsNewerLeader("newest", newest.get()));
+        };
+    assertThatExceptionOfType(StaleTokenException.class)
+        .isThrownBy(
+            () ->
+                this.reports.outerAroundAFailedNestedFence(
+                    this.reports, newestLeaderWrites, "outer"));
+    assertThat(reports()).containsExactly("newest@" + newest.get().rev());
+  }
+
+  @Test
+  void aTransactionThatReadBeforeItsTermWasRaisedIsToldToRunAgain() {
+    Leadership first = this.offices.awaitLeading(OFFICE);
+    this.reports.store("first", first.token());
+    this.offices.revoke(OFFICE);
+    Leadership second = this.offices.grant(OFFICE);
+
+    assertThatExceptionOfType(TermBeganException.class)
+        .isThrownBy(() -> this.reports.readThenFence("read-first"))
+        .satisfies(
+            e -> {
+              assertThat(e.earlierToken()).isEqualTo(first.token());
+              assertThat(e.token()).isEqualTo(second.token());
+            });
+    assertThat(fenceToken(OFFICE)).isEqualTo(second.token());
+    this.reports.readThenFence("again"); // the raise is done: the retry passes
+    assertThat(reports()).containsExactly("first@" + first.token(), "again@" + second.token());
   }
 
   @Test
@@ -204,15 +271,32 @@ abstract class JdbcFenceContract {
     assertThat(fenceRows()).isEqualTo(1);
   }
 
-  /** What node-b, the newer leader, does in its own process: a fenced write with its token. */
+  /**
+   * What node-b, the newer leader, does in its own process: its term's raise, then a fenced write
+   * with its token.
+   */
   void writeAsNewerLeader(String text, Holder newer) {
     Leadership term = new Leadership(OFFICE, newer.rev(), 0, newer);
+    try (Connection own = this.dataSource.getConnection()) {
+      this.jdbcFence.raise(own, term);
+    } catch (SQLException ex) {
+      throw new IllegalStateException("the newer leader's raise failed", ex);
+    }
     this.reports.inTransaction(
         () -> {
           this.fence.fence(term);
           this.reports.insert(text, term.token());
           return null;
         });
+  }
+
+  /** Runs {@code work} on another thread (so it is not part of the caller's transaction). */
+  void inOtherThread(Runnable work) {
+    try {
+      this.executor.submit(work).get(30, TimeUnit.SECONDS);
+    } catch (Exception ex) {
+      throw new IllegalStateException("the other thread's work failed", ex);
+    }
   }
 
   List<String> reports() {
