@@ -4,21 +4,27 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.framework.AopInfrastructureBean;
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.annotation.BeanFactoryAnnotationUtils;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionManager;
 import org.springframework.transaction.interceptor.TransactionAttribute;
 import org.springframework.transaction.interceptor.TransactionAttributeSource;
+import org.springframework.transaction.support.ResourceTransactionManager;
 
 /**
  * Adds the fence to every bean that has {@link Fenced @Fenced} methods, after the advisors its
@@ -26,9 +32,12 @@ import org.springframework.transaction.interceptor.TransactionAttributeSource;
  * began; refuses, at startup, {@code @Fenced} methods that are not transactional.
  */
 public final class FencedAnnotationBeanPostProcessor
-    extends AbstractBeanFactoryAwareAdvisingPostProcessor {
+    extends AbstractBeanFactoryAwareAdvisingPostProcessor implements SmartInitializingSingleton {
 
   private final Map<Class<?>, Boolean> checked = new ConcurrentHashMap<>();
+
+  /** The transaction manager qualifier of each {@code @Fenced} method seen ("" for the default). */
+  private final Map<Method, String> qualifiers = new ConcurrentHashMap<>();
 
   /** A post-processor with class-based proxies that appends its advice to existing proxies. */
   public FencedAnnotationBeanPostProcessor() {
@@ -117,8 +126,71 @@ public final class FencedAnnotationBeanPostProcessor
                 + ")): a fence outside a transaction protects nothing",
             "Use a propagation that runs in a transaction (REQUIRED, the default).");
       }
+      String qualifier = attribute.getQualifier();
+      this.qualifiers.put(method, (qualifier != null) ? qualifier : "");
     }
     return true;
+  }
+
+  /**
+   * Refuses, once every bean exists, a {@code @Fenced} method whose transaction manager manages
+   * another {@code DataSource} than the fence's: the fence would check the fence's transaction (if
+   * one were open) while the method's writes went unfenced to the other database.
+   */
+  @Override
+  public void afterSingletonsInstantiated() {
+    if (this.beanFactory == null || this.qualifiers.isEmpty()) {
+      return;
+    }
+    TransactionFence fence = this.beanFactory.getBeanProvider(TransactionFence.class).getIfUnique();
+    if (fence == null) {
+      return;
+    }
+    for (Map.Entry<Method, String> entry : this.qualifiers.entrySet()) {
+      TransactionManager manager = transactionManager(entry.getValue());
+      DataSource managed = (manager != null) ? managedDataSource(manager) : null;
+      if (managed != null && !fence.isOf(managed)) {
+        throw new InvalidFencedMethodException(
+            entry.getKey(),
+            "runs in transactions of "
+                + (entry.getValue().isEmpty()
+                    ? "the default transaction manager"
+                    : "the transaction manager '" + entry.getValue() + "'")
+                + ", which manages another DataSource than the fence's: its writes would go"
+                + " unfenced while the fence checked another transaction",
+            "Give the method the transaction manager of the fence's DataSource, or define a"
+                + " TransactionFence bean for the DataSource it writes to.");
+      }
+    }
+  }
+
+  private @Nullable TransactionManager transactionManager(String qualifier) {
+    if (this.beanFactory == null) {
+      return null;
+    }
+    try {
+      return qualifier.isEmpty()
+          ? this.beanFactory.getBeanProvider(TransactionManager.class).getIfUnique()
+          : BeanFactoryAnnotationUtils.qualifiedBeanOfType(
+              this.beanFactory, TransactionManager.class, qualifier);
+    } catch (BeansException ex) {
+      return null; // Spring's own interceptor reports a missing one when the method is called
+    }
+  }
+
+  /** The DataSource a transaction manager binds, when it says (JDBC, JPA); null otherwise. */
+  private static @Nullable DataSource managedDataSource(TransactionManager manager) {
+    if (manager instanceof ResourceTransactionManager resources
+        && resources.getResourceFactory() instanceof DataSource dataSource) {
+      return dataSource;
+    }
+    try {
+      // JpaTransactionManager (spring-orm is optional here): the DataSource it exposes.
+      Object dataSource = manager.getClass().getMethod("getDataSource").invoke(manager);
+      return (dataSource instanceof DataSource found) ? found : null;
+    } catch (ReflectiveOperationException | RuntimeException ex) {
+      return null;
+    }
   }
 
   private @Nullable TransactionAttributeSource transactionAttributeSource() {

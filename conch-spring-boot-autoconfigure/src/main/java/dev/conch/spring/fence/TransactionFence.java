@@ -19,6 +19,7 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
 import org.springframework.transaction.support.TransactionSynchronization;
@@ -168,6 +169,23 @@ public final class TransactionFence {
     Objects.requireNonNull(term, "term");
     requireTransaction(term.office());
     return run(term, false);
+  }
+
+  /**
+   * Whether this fence guards the transactions of {@code other} (or of the DataSource it wraps).
+   */
+  boolean isOf(DataSource other) {
+    DataSource unwrapped = other;
+    while (unwrapped instanceof DelegatingDataSource delegating
+        && delegating.getTargetDataSource() != null) {
+      if (unwrapped == this.dataSource) {
+        return true;
+      }
+      unwrapped = delegating.getTargetDataSource();
+    }
+    return unwrapped == this.dataSource
+        || (this.dataSource instanceof DelegatingDataSource own
+            && own.getTargetDataSource() == unwrapped);
   }
 
   /** The plain-JDBC fence this one runs (its table). */

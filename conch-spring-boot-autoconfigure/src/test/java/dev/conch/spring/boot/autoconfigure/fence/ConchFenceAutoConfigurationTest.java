@@ -278,6 +278,30 @@ class ConchFenceAutoConfigurationTest {
   }
 
   @Test
+  void fencedMethodOfASecondTransactionManagerFailsStartup() {
+    this.contextRunner
+        .withUserConfiguration(SecondDatabase.class)
+        .withBean(SecondDatabaseWriter.class)
+        .run(
+            context -> {
+              InvalidFencedMethodException failure =
+                  findCause(context.getStartupFailure(), InvalidFencedMethodException.class);
+              assertThat(failure)
+                  .hasMessageContaining("SecondDatabaseWriter.store()")
+                  .hasMessageContaining("'otherTransactionManager'")
+                  .hasMessageContaining("another DataSource than the fence's");
+            });
+  }
+
+  @Test
+  void fencedMethodOfTheFencesTransactionManagerByNameIsAccepted() {
+    this.contextRunner
+        .withUserConfiguration(SecondDatabase.class)
+        .withBean(FirstDatabaseWriter.class)
+        .run(context -> assertThat(context).hasNotFailed());
+  }
+
+  @Test
   void fencedMethodOnATransactionalClassIsAccepted() {
     this.contextRunner
         .withBean(TransactionalClass.class)
@@ -310,6 +334,52 @@ class ConchFenceAutoConfigurationTest {
       return new TransactionFence(
           dataSource, JdbcFence.create(), terms, dev.conch.spring.fence.FenceListener.NONE);
     }
+  }
+
+  /** A second database with its own transaction manager beside the fence's (the primary). */
+  @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+  static class SecondDatabase {
+
+    @org.springframework.context.annotation.Bean
+    @org.springframework.context.annotation.Primary
+    DataSource dataSource() {
+      return new org.springframework.jdbc.datasource.SimpleDriverDataSource(
+          new org.h2.Driver(), "jdbc:h2:mem:first-" + java.util.UUID.randomUUID());
+    }
+
+    @org.springframework.context.annotation.Bean
+    DataSource otherDataSource() {
+      return new org.springframework.jdbc.datasource.SimpleDriverDataSource(
+          new org.h2.Driver(), "jdbc:h2:mem:second-" + java.util.UUID.randomUUID());
+    }
+
+    @org.springframework.context.annotation.Bean
+    @org.springframework.context.annotation.Primary
+    org.springframework.jdbc.support.JdbcTransactionManager transactionManager(
+        DataSource dataSource) {
+      return new org.springframework.jdbc.support.JdbcTransactionManager(dataSource);
+    }
+
+    @org.springframework.context.annotation.Bean
+    org.springframework.jdbc.support.JdbcTransactionManager otherTransactionManager(
+        @org.springframework.beans.factory.annotation.Qualifier("otherDataSource")
+            DataSource otherDataSource) {
+      return new org.springframework.jdbc.support.JdbcTransactionManager(otherDataSource);
+    }
+  }
+
+  static class SecondDatabaseWriter {
+
+    @Fenced
+    @Transactional("otherTransactionManager")
+    public void store() {}
+  }
+
+  static class FirstDatabaseWriter {
+
+    @Fenced
+    @Transactional("transactionManager")
+    public void store() {}
   }
 
   static class Untransactional {
