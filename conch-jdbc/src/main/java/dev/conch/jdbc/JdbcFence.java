@@ -336,7 +336,7 @@ public final class JdbcFence {
   }
 
   private SQLException missingTable(SQLException e, FenceDialect spoken) {
-    if (!UNDEFINED_TABLE.contains(e.getSQLState())) {
+    if (e.getSQLState() == null || !UNDEFINED_TABLE.contains(e.getSQLState())) {
       return e;
     }
     return new FenceTableMissingException(
