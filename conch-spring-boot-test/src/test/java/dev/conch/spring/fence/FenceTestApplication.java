@@ -157,6 +157,20 @@ class FenceTestApplication {
       insert(text, 0);
     }
 
+    /**
+     * Fenced on entry; deadlocks with another transaction, swallows its own statement's failure,
+     * lets {@code between} run, then writes: careless code the fence must still hold.
+     */
+    @Transactional
+    @Fenced
+    public void storeSwallowingADeadlock(
+        String text, Deadlock deadlock, boolean callerWaitsFirst, Runnable between)
+        throws Exception {
+      deadlock.inCallersTransaction(callerWaitsFirst);
+      between.run();
+      insert(text, 0);
+    }
+
     /** Runs {@code work} in one transaction (for a newer leader's write). */
     @Transactional
     public <T> T inTransaction(Supplier<T> work) {

@@ -245,6 +245,37 @@ abstract class JdbcFenceContract {
   }
 
   @Test
+  void aFencedMethodThatSwallowsADeadlockStillCommitsNothingAfterTheNewerLeader() throws Exception {
+    for (boolean callerWaitsFirst : new boolean[] {true, false}) {
+      this.offices.grant(OFFICE);
+      this.offices.awaitLeading(OFFICE);
+      try (Deadlock deadlock = new Deadlock(this.jdbc, this.transactionManager, this.dataSource)) {
+        deadlock.prepare();
+        AtomicReference<Holder> newer = new AtomicReference<>();
+        Runnable newerLeaderWrites =
+            () -> {
+              newer.set(this.offices.electOther(OFFICE, "node-b"));
+              inOtherThread(() -> writeAsNewerLeader("new", newer.get()));
+            };
+        // Whichever transaction the database made the victim, the write after it (on InnoDB and
+        // H2 in a new transaction, with no fence lock of the old one) must not commit after the
+        // newer leader's: the check at the commit refuses it (PostgreSQL refuses the aborted
+        // transaction's commit itself).
+        assertThatExceptionOfType(Exception.class)
+            .as("callerWaitsFirst=%s", callerWaitsFirst)
+            .isThrownBy(
+                () ->
+                    this.reports.storeSwallowingADeadlock(
+                        "old", deadlock, callerWaitsFirst, newerLeaderWrites));
+        assertThat(reports())
+            .as("callerWaitsFirst=%s", callerWaitsFirst)
+            .containsExactly("new@" + newer.get().rev());
+        this.jdbc.update("DELETE FROM report");
+      }
+    }
+  }
+
+  @Test
   void aTransactionThatReadBeforeItsTermWasRaisedIsToldToRunAgain() {
     Leadership first = this.offices.awaitLeading(OFFICE);
     this.reports.store("first", first.token());
