@@ -32,6 +32,7 @@ final class SoakDatabase implements AutoCloseable {
   private static final String WRITE =
       """
       BEGIN;
+      SELECT pg_advisory_xact_lock(1668247139, hashtext('chaos')) \\gset
       INSERT INTO conch_fence AS f (office, token, holder, updated_at)
         VALUES ('chaos', :'token', :'who', CURRENT_TIMESTAMP)
         ON CONFLICT (office) DO UPDATE
