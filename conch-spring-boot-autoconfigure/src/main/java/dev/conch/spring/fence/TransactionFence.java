@@ -11,8 +11,11 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.DataAccessException;
@@ -77,6 +80,11 @@ public final class TransactionFence {
 
   /** The tokens this fence raised, by office: a term raises once. */
   private final Map<String, Long> raised = new ConcurrentHashMap<>();
+
+  /** How long a term-start raise may wait for the older term's transactions before leaving it. */
+  private static final Duration TERM_START_TIMEOUT = Duration.ofSeconds(10);
+
+  private static final Log logger = LogFactory.getLog(TransactionFence.class);
 
   /** The key of a transaction's {@link CommitCheck} among its bound resources. */
   private final Object commitCheckKey = new Object();
@@ -227,6 +235,38 @@ public final class TransactionFence {
     }
     if (earlier != 0 && earlier < token && !transactionIsNew) {
       throw refuseCommit(new TermBeganException(office, earlier, token));
+    }
+  }
+
+  /**
+   * When a term begins: raises the office's fence row, if the table has one, in a transaction of
+   * its own, so that the term's transactions begin after the older term's last commits. Never
+   * throws: a database that cannot be reached, or an older transaction held past the timeout,
+   * leaves the raise to the term's first fence (logged at WARN).
+   */
+  void raiseAtTermStart(Leadership term) {
+    String office = term.office();
+    synchronized (this.raising.computeIfAbsent(office, o -> new Object())) {
+      Long done = this.raised.get(office);
+      if (done != null && done >= term.token()) {
+        return;
+      }
+      try (Connection own = this.dataSource.getConnection()) {
+        OptionalLong current = this.fence.currentToken(own, office);
+        if (current.isEmpty() || current.getAsLong() > term.token()) {
+          return; // never fenced; or a newer term's: the term's own fence will say so
+        }
+        this.fence.raise(own, term, TERM_START_TIMEOUT);
+        this.raised.merge(office, term.token(), Math::max);
+      } catch (SQLException | RuntimeException ex) {
+        logger.warn(
+            "Could not raise the fence of office '"
+                + office
+                + "' to token "
+                + term.token()
+                + " as its term began; the term's first fenced transaction will: "
+                + ex.getMessage());
+      }
     }
   }
 

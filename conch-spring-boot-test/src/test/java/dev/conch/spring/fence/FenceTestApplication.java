@@ -134,6 +134,14 @@ class FenceTestApplication {
       insert(text, term.token());
     }
 
+    /** Reads the reports first, then fences with {@code term} and writes. */
+    @Transactional
+    public void readThenFence(String text, Leadership term) {
+      this.jdbc.queryForObject("SELECT COUNT(*) FROM report", Integer.class);
+      this.fence.fence(term);
+      insert(text, term.token());
+    }
+
     /** A fenced savepoint (NESTED) that writes and fails: its caller goes on. */
     @Transactional(propagation = Propagation.NESTED)
     @Fenced

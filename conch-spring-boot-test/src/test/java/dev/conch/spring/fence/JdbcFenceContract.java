@@ -2,6 +2,7 @@ package dev.conch.spring.fence;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.conch.Holder;
@@ -16,6 +17,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -276,22 +278,38 @@ abstract class JdbcFenceContract {
   }
 
   @Test
-  void aTransactionThatReadBeforeItsTermWasRaisedIsToldToRunAgain() {
+  void aNewTermRaisesItsFenceRowAsItBeginsBeforeAnyTransaction() {
     Leadership first = this.offices.awaitLeading(OFFICE);
     this.reports.store("first", first.token());
     this.offices.revoke(OFFICE);
     Leadership second = this.offices.grant(OFFICE);
+    // No transaction of the second term ran: its acquire hook raised the row.
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(() -> assertThat(fenceToken(OFFICE)).isEqualTo(second.token()));
+    this.reports.readThenFence("read-first"); // no raise left to do: nothing to run again
+    assertThat(reports()).containsExactly("first@" + first.token(), "read-first@" + second.token());
+  }
+
+  @Test
+  void aTransactionThatReadBeforeItRaisedANewTermIsToldToRunAgain() {
+    Leadership first = this.offices.awaitLeading(OFFICE);
+    this.reports.store("first", first.token());
+    // A term this instance's hooks never saw (handed over from elsewhere): the transaction that
+    // read first raises the row itself.
+    Holder newer = this.offices.electOther(OFFICE, "node-b");
+    Leadership term = new Leadership(OFFICE, newer.rev(), 0, newer);
 
     assertThatExceptionOfType(TermBeganException.class)
-        .isThrownBy(() -> this.reports.readThenFence("read-first"))
+        .isThrownBy(() -> this.reports.readThenFence("read-first", term))
         .satisfies(
             e -> {
               assertThat(e.earlierToken()).isEqualTo(first.token());
-              assertThat(e.token()).isEqualTo(second.token());
+              assertThat(e.token()).isEqualTo(newer.rev());
             });
-    assertThat(fenceToken(OFFICE)).isEqualTo(second.token());
-    this.reports.readThenFence("again"); // the raise is done: the retry passes
-    assertThat(reports()).containsExactly("first@" + first.token(), "again@" + second.token());
+    assertThat(fenceToken(OFFICE)).isEqualTo(newer.rev());
+    this.reports.readThenFence("again", term); // the raise is done: the retry passes
+    assertThat(reports()).containsExactly("first@" + first.token(), "again@" + newer.rev());
   }
 
   @Test

@@ -4,6 +4,7 @@ import dev.conch.jdbc.JdbcFence;
 import dev.conch.spring.Elections;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import dev.conch.spring.fence.FenceListener;
+import dev.conch.spring.fence.FenceTermStarts;
 import dev.conch.spring.fence.FencedAnnotationBeanPostProcessor;
 import dev.conch.spring.fence.LeadershipTerms;
 import dev.conch.spring.fence.TransactionFence;
@@ -86,6 +87,13 @@ public final class ConchFenceAutoConfiguration {
         ObjectProvider<FenceListener> listeners) {
       List<FenceListener> all = listeners.orderedStream().toList();
       return new TransactionFence(dataSource, jdbcFence, terms, composite(all));
+    }
+
+    @Bean
+    @ConditionalOnBean(Elections.class)
+    FenceTermStarts conchFenceTermStarts(
+        ObjectProvider<Elections> elections, TransactionFence transactionFence) {
+      return new FenceTermStarts(elections::getIfAvailable, transactionFence);
     }
 
     @Bean
