@@ -68,6 +68,11 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  */
 public final class TransactionFence {
 
+  /** How long a term-start raise may wait for the older term's transactions before leaving it. */
+  private static final Duration TERM_START_TIMEOUT = Duration.ofSeconds(10);
+
+  private static final Log logger = LogFactory.getLog(TransactionFence.class);
+
   private final DataSource dataSource;
 
   private final JdbcFence fence;
@@ -80,11 +85,6 @@ public final class TransactionFence {
 
   /** The tokens this fence raised, by office: a term raises once. */
   private final Map<String, Long> raised = new ConcurrentHashMap<>();
-
-  /** How long a term-start raise may wait for the older term's transactions before leaving it. */
-  private static final Duration TERM_START_TIMEOUT = Duration.ofSeconds(10);
-
-  private static final Log logger = LogFactory.getLog(TransactionFence.class);
 
   /** The key of a transaction's {@link CommitCheck} among its bound resources. */
   private final Object commitCheckKey = new Object();
