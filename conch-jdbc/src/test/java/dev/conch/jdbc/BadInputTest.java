@@ -157,4 +157,28 @@ class BadInputTest {
       return rows.getInt(1);
     }
   }
+
+  @Test
+  void aRaiseWithABadOfficeTokenOrTimeoutIsRefusedAndWritesNothing() throws SQLException {
+    try (Connection c = DriverManager.getConnection(url)) {
+      assertThatThrownBy(() -> fence.raise(c, "bad office", 7, "h"))
+          .isInstanceOf(InvalidArgumentException.class)
+          .hasMessageContaining("bad office");
+      assertThatThrownBy(() -> fence.raise(c, "billing", 0, "h"))
+          .isInstanceOf(InvalidArgumentException.class)
+          .hasMessageContaining("fencing token '0'");
+      assertThatThrownBy(
+              () ->
+                  fence.raise(
+                      c,
+                      new dev.conch.Leadership(
+                          "billing", 7, 0, dev.conch.Holder.of("billing", "h", 1, null, "a")),
+                      java.time.Duration.ofSeconds(-1)))
+          .isInstanceOf(InvalidArgumentException.class)
+          .hasMessageContaining("timeout 'PT-1S'")
+          .hasMessageContaining("zero (none) or a positive duration");
+      assertThat(c.getAutoCommit()).isTrue();
+      assertThat(fence.currentToken(c, "billing")).isEmpty();
+    }
+  }
 }
