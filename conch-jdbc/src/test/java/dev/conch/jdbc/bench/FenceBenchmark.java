@@ -7,8 +7,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -36,17 +38,22 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Arguments: {@code [seconds per round, default 3] [rounds, default 3] [databases, default
  * postgresql,mariadb] [modes, default durable,fast]}. Prints one line per variant (transactions/s,
  * p50 and p99 latency of one transaction) and the ratios fenced / floor and fenced / bare, overall
- * and per round. A measurement, never a test.
+ * and per round. A fifth argument names the variants ({@code bare,floor,fenced} by default); {@code
+ * statement}, a diagnostic, sends the statements {@code check} sends (recorded from it once, with
+ * the parameters written in as literals) prepared and closed per transaction, without the fence's
+ * own client code: fenced / statement is what that code costs. A measurement, never a test.
  */
 public final class FenceBenchmark {
 
   private static final long TOKEN = 42;
 
-  /** The three variants, in the order of the first round. */
+  /** The variants, in the order of the first round. */
   enum Variant {
     BARE,
     FLOOR,
-    FENCED
+    FENCED,
+    /** Diagnostic: the statements check sends, recorded from it, sent without its client code. */
+    STATEMENT
   }
 
   private FenceBenchmark() {}
@@ -57,6 +64,10 @@ public final class FenceBenchmark {
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
     List<String> databases = List.of((args.length > 2 ? args[2] : "postgresql,mariadb").split(","));
     List<String> modes = List.of((args.length > 3 ? args[3] : "durable,fast").split(","));
+    List<Variant> variants = new ArrayList<>();
+    for (String name : (args.length > 4 ? args[4] : "bare,floor,fenced").split(",")) {
+      variants.add(Variant.valueOf(name.toUpperCase(Locale.ROOT)));
+    }
     for (String database : databases) {
       for (String mode : modes) {
         try (BenchDatabase db = BenchDatabase.start(database, mode.equals("durable"), TOKEN)) {
@@ -68,68 +79,94 @@ public final class FenceBenchmark {
               rounds,
               seconds,
               Load.now());
+          List<String> statements = PgbenchFence.fenceStatements(db, TOKEN);
+          if (variants.contains(Variant.STATEMENT)) {
+            System.out.println("  statement variant sends: " + String.join("; ", statements));
+          }
           for (int connections : new int[] {1, 8}) {
-            measure(db, connections, seconds, rounds);
+            measure(db, connections, seconds, rounds, variants, statements);
           }
         }
       }
     }
   }
 
-  private static void measure(BenchDatabase db, int connections, double seconds, int rounds)
+  private static void measure(
+      BenchDatabase db,
+      int connections,
+      double seconds,
+      int rounds,
+      List<Variant> variants,
+      List<String> statements)
       throws Exception {
-    Variant[] variants = Variant.values();
-    Result[] results = new Result[variants.length];
-    double[][] perRound = new double[variants.length][rounds];
+    Map<Variant, Result> results = new EnumMap<>(Variant.class);
+    Map<Variant, double[]> perRound = new EnumMap<>(Variant.class);
     for (Variant variant : variants) {
-      results[variant.ordinal()] = new Result();
-      run(db, connections, variant, 1.0, new Result()); // warm-up
+      results.put(variant, new Result());
+      perRound.put(variant, new double[rounds]);
+      run(db, connections, variant, statements, 1.0, new Result()); // warm-up
     }
     for (int round = 0; round < rounds; round++) {
-      for (int i = 0; i < variants.length; i++) {
-        Variant variant = variants[(i + round) % variants.length];
+      for (int i = 0; i < variants.size(); i++) {
+        Variant variant = variants.get((i + round) % variants.size());
         Result one = new Result();
-        run(db, connections, variant, seconds, one);
-        results[variant.ordinal()].addAll(one);
-        perRound[variant.ordinal()][round] = one.perSecond();
+        run(db, connections, variant, statements, seconds, one);
+        results.get(variant).addAll(one);
+        perRound.get(variant)[round] = one.perSecond();
       }
     }
     for (Variant variant : variants) {
-      results[variant.ordinal()].print(
-          String.format(
-              Locale.ROOT,
-              "  %d conn, %-6s",
-              connections,
-              variant.name().toLowerCase(Locale.ROOT)));
+      results
+          .get(variant)
+          .print(
+              String.format(
+                  Locale.ROOT,
+                  "  %d conn, %-9s",
+                  connections,
+                  variant.name().toLowerCase(Locale.ROOT)));
     }
-    double bare = results[Variant.BARE.ordinal()].perSecond();
-    double floor = results[Variant.FLOOR.ordinal()].perSecond();
-    double fenced = results[Variant.FENCED.ordinal()].perSecond();
+    StringBuilder ratios = new StringBuilder();
     StringBuilder rows = new StringBuilder();
-    for (int round = 0; round < rounds; round++) {
-      rows.append(
+    for (Variant[] pair :
+        new Variant[][] {
+          {Variant.FENCED, Variant.FLOOR},
+          {Variant.FENCED, Variant.BARE},
+          {Variant.FLOOR, Variant.BARE},
+          {Variant.FENCED, Variant.STATEMENT},
+          {Variant.STATEMENT, Variant.FLOOR}
+        }) {
+      if (!results.containsKey(pair[0]) || !results.containsKey(pair[1])) {
+        continue;
+      }
+      String name =
+          pair[0].name().toLowerCase(Locale.ROOT) + " / " + pair[1].name().toLowerCase(Locale.ROOT);
+      ratios.append(
           String.format(
               Locale.ROOT,
-              " %.2f/%.2f",
-              perRound[Variant.FENCED.ordinal()][round] / perRound[Variant.FLOOR.ordinal()][round],
-              perRound[Variant.FENCED.ordinal()][round] / perRound[Variant.BARE.ordinal()][round]));
+              "%s%s %.2f",
+              ratios.length() == 0 ? "" : ", ",
+              name,
+              results.get(pair[0]).perSecond() / results.get(pair[1]).perSecond()));
+      rows.append(rows.length() == 0 ? "" : ";").append(" ").append(name).append(":");
+      for (int round = 0; round < rounds; round++) {
+        rows.append(
+            String.format(
+                Locale.ROOT, " %.2f", perRound.get(pair[0])[round] / perRound.get(pair[1])[round]));
+      }
     }
-    System.out.printf(
-        Locale.ROOT,
-        "  %d conn, fenced / floor %.2f, fenced / bare %.2f, floor / bare %.2f"
-            + " (per round, fenced/floor / fenced/bare:%s)%n",
-        connections,
-        fenced / floor,
-        fenced / bare,
-        floor / bare,
-        rows);
+    System.out.printf(Locale.ROOT, "  %d conn, %s (per round:%s)%n", connections, ratios, rows);
   }
 
   /**
    * {@code connections} threads, each running transactions of {@code variant} for {@code seconds}.
    */
   private static void run(
-      BenchDatabase db, int connections, Variant variant, double seconds, Result into)
+      BenchDatabase db,
+      int connections,
+      Variant variant,
+      List<String> statements,
+      double seconds,
+      Result into)
       throws Exception {
     JdbcFence fence = JdbcFence.create();
     AtomicInteger names = new AtomicInteger();
@@ -145,7 +182,7 @@ public final class FenceBenchmark {
       long end = start + (long) (seconds * 1e9);
       List<Future<long[]>> workers = new ArrayList<>();
       for (Connection c : open) {
-        workers.add(threads.submit(() -> transactions(c, fence, variant, end)));
+        workers.add(threads.submit(() -> transactions(c, fence, variant, statements, end)));
       }
       for (Future<long[]> worker : workers) {
         into.add(worker.get((long) seconds + 60, TimeUnit.SECONDS));
@@ -156,7 +193,8 @@ public final class FenceBenchmark {
     }
   }
 
-  private static long[] transactions(Connection c, JdbcFence fence, Variant variant, long end)
+  private static long[] transactions(
+      Connection c, JdbcFence fence, Variant variant, List<String> statements, long end)
       throws SQLException {
     long[] latencies = new long[1 << 16];
     int count = 0;
@@ -169,6 +207,17 @@ public final class FenceBenchmark {
           case BARE -> {}
           case FLOOR -> floor(c);
           case FENCED -> fence.check(c, BenchDatabase.OFFICE, TOKEN, "bench");
+          case STATEMENT -> {
+            for (String statement : statements) {
+              try (PreparedStatement one = c.prepareStatement(statement)) {
+                if (one.execute()) {
+                  try (ResultSet row = one.getResultSet()) {
+                    row.next();
+                  }
+                }
+              }
+            }
+          }
         }
         update.setInt(1, 1 + ThreadLocalRandom.current().nextInt(BenchDatabase.ROWS));
         update.executeUpdate();

@@ -45,7 +45,7 @@ public final class PgbenchFence {
     try {
       for (String mode : modes) {
         try (BenchDatabase db = BenchDatabase.start("postgresql", mode.equals("durable"), TOKEN)) {
-          List<String> fence = fenceStatements(db);
+          List<String> fence = fenceStatements(db, TOKEN);
           for (String script : SCRIPTS) {
             String text = resource(script);
             if (script.equals("fenced")) {
@@ -113,12 +113,12 @@ public final class PgbenchFence {
   }
 
   /** What {@link JdbcFence#check} executes in the steady state, recorded on a real connection. */
-  static List<String> fenceStatements(BenchDatabase db) throws Exception {
+  static List<String> fenceStatements(BenchDatabase db, long token) throws Exception {
     RecordingConnection recorder = new RecordingConnection();
     try (Connection real = db.connect()) {
       Connection c = recorder.wrap(real);
       c.setAutoCommit(false);
-      JdbcFence.create().check(c, BenchDatabase.OFFICE, TOKEN, "bench");
+      JdbcFence.create().check(c, BenchDatabase.OFFICE, token, "bench");
       c.rollback();
     }
     return recorder.executed();
