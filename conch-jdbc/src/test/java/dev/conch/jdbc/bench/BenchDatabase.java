@@ -130,9 +130,10 @@ final class BenchDatabase implements AutoCloseable {
     return postgres;
   }
 
-  /** A statement that sleeps 20 ms in the server, inside the transaction. */
-  String sleep20ms() {
-    return postgres != null ? "SELECT pg_sleep(0.02)" : "DO SLEEP(0.02)";
+  /** A statement that sleeps {@code ms} in the server, inside the transaction. */
+  String sleep(int ms) {
+    String seconds = String.format(Locale.ROOT, "%.3f", ms / 1000.0);
+    return postgres != null ? "SELECT pg_sleep(" + seconds + ")" : "DO SLEEP(" + seconds + ")";
   }
 
   /** {@code PostgreSQL durable (fsync, synchronous_commit on)} and the like. */

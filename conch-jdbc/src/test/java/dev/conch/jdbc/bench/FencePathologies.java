@@ -49,12 +49,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Arguments: {@code multixact [transactions, default 20000] [modes, default fast]} or {@code
  * starvation [repetitions, default 10] [cap seconds, default 10] [databases, default
- * postgresql,mariadb]}. A measurement, never a test.
+ * postgresql,mariadb] [stale workers, default 8] [hold ms, default 20]}. A measurement, never a
+ * test.
  */
 public final class FencePathologies {
-
-  private static final int WORKERS = 8;
-  private static final long HOLD_MS = 20;
 
   private FencePathologies() {}
 
@@ -71,8 +69,10 @@ public final class FencePathologies {
       case "starvation" -> {
         int repetitions = args.length > 1 ? Integer.parseInt(args[1]) : 10;
         double cap = args.length > 2 ? Double.parseDouble(args[2]) : 10;
+        int workers = args.length > 4 ? Integer.parseInt(args[4]) : 8;
+        int holdMs = args.length > 5 ? Integer.parseInt(args[5]) : 20;
         for (String database : (args.length > 3 ? args[3] : "postgresql,mariadb").split(",")) {
-          starvation(database, repetitions, cap);
+          starvation(database, repetitions, cap, workers, holdMs);
         }
       }
       default -> throw new IllegalArgumentException("multixact or starvation, not " + what);
@@ -236,7 +236,8 @@ public final class FencePathologies {
     }
   }
 
-  private static void starvation(String database, int repetitions, double capSeconds)
+  private static void starvation(
+      String database, int repetitions, double capSeconds, int workerCount, int holdMs)
       throws Exception {
     long token = 100;
     Raise raise = Raise.find();
@@ -249,8 +250,8 @@ public final class FencePathologies {
               + " UPDATE + COMMIT%n",
           db.describe(),
           db.version(),
-          WORKERS,
-          HOLD_MS,
+          workerCount,
+          holdMs,
           repetitions,
           capSeconds,
           Load.now(),
@@ -264,15 +265,15 @@ public final class FencePathologies {
         ConcurrentLinkedQueue<Long> commits = new ConcurrentLinkedQueue<>();
         Map<String, AtomicInteger> failures = new ConcurrentHashMap<>();
         AtomicLong refused = new AtomicLong();
-        ExecutorService threads = Executors.newFixedThreadPool(WORKERS + 1);
+        ExecutorService threads = Executors.newFixedThreadPool(workerCount + 1);
         try {
           List<Future<?>> workers = new ArrayList<>();
-          for (int i = 0; i < WORKERS; i++) {
+          for (int i = 0; i < workerCount; i++) {
             Connection c = db.connect();
             workers.add(
                 threads.submit(
                     () -> {
-                      staleWorker(db, c, fence, stale, stop, commits, failures, refused);
+                      staleWorker(db, c, fence, stale, holdMs, stop, commits, failures, refused);
                       return null;
                     }));
           }
@@ -348,19 +349,22 @@ public final class FencePathologies {
     }
   }
 
-  /** Fenced transactions of the stale token, each holding 20 ms, until stopped or refused. */
+  /**
+   * Fenced transactions of the stale token, each holding {@code holdMs}, until stopped or refused.
+   */
   private static void staleWorker(
       BenchDatabase db,
       Connection c,
       JdbcFence fence,
       long token,
+      int holdMs,
       AtomicBoolean stop,
       ConcurrentLinkedQueue<Long> commits,
       Map<String, AtomicInteger> failures,
       AtomicLong refused)
       throws SQLException {
     try (c;
-        PreparedStatement sleep = c.prepareStatement(db.sleep20ms());
+        PreparedStatement sleep = c.prepareStatement(db.sleep(holdMs));
         PreparedStatement update = c.prepareStatement(BenchDatabase.UPDATE)) {
       c.setAutoCommit(false);
       while (!stop.get()) {
