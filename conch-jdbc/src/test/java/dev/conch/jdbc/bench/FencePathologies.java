@@ -2,8 +2,11 @@ package dev.conch.jdbc.bench;
 
 import dev.conch.jdbc.JdbcFence;
 import dev.conch.jdbc.StaleTokenException;
+import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -333,6 +336,9 @@ public final class FencePathologies {
         }
         token = newer;
       }
+      if (db.isPostgres()) {
+        deadlocks(db.postgres().logFile());
+      }
       double[] sortedWaits = waits.clone();
       Arrays.sort(sortedWaits);
       long[] sortedDuring = during.clone();
@@ -346,6 +352,29 @@ public final class FencePathologies {
           sortedWaits[repetitions - 1],
           sortedDuring[repetitions / 2],
           sortedDuring[repetitions - 1]);
+    }
+  }
+
+  /** The server log's account of the deadlocks it broke (the first one's lines), if any. */
+  private static void deadlocks(Path log) {
+    try {
+      List<String> lines = Files.readAllLines(log);
+      long count = lines.stream().filter(l -> l.contains("deadlock detected")).count();
+      if (count == 0) {
+        return;
+      }
+      System.out.printf(Locale.ROOT, "  the server broke %d deadlocks; the first:%n", count);
+      int shown = -1;
+      for (String line : lines) {
+        if (shown < 0 && line.contains("deadlock detected")) {
+          shown = 0;
+        }
+        if (shown >= 0 && shown++ < 14) {
+          System.out.println("    " + line.strip());
+        }
+      }
+    } catch (IOException e) {
+      System.out.println("  could not read the server log: " + e);
     }
   }
 
