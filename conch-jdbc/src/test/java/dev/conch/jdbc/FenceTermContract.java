@@ -3,6 +3,7 @@ package dev.conch.jdbc;
 import static dev.conch.jdbc.Transactions.value;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.conch.Holder;
 import dev.conch.Leadership;
@@ -125,6 +126,7 @@ abstract class FenceTermContract extends FenceContract {
   @MethodSource("isolationLevels")
   void aRaiseWaitsOnlyForTheTransactionsThatHeldTheFenceWhenItBegan(int isolation)
       throws Exception {
+    assumeTrue(queuesLockRequestsInOrder(), "a database that serves lock requests in order");
     String office = newOffice();
     lead(office, STALE, "stale-before");
     int workers = 8;
@@ -174,9 +176,6 @@ abstract class FenceTermContract extends FenceContract {
     assertThat(earlier).isEqualTo(STALE);
     // A stale transaction that passed after the raise had asked for the fence would be one that
     // jumped the queue; one check per worker may have been on its way when the raise began.
-    if (!queuesLockRequestsInOrder()) {
-      return;
-    }
     assertThat(passedAfterRaiseBegan.get())
         .as("stale checks passed after the raise began (of %d)", passed.get())
         .isLessThanOrEqualTo(workers);
@@ -327,6 +326,12 @@ abstract class FenceTermContract extends FenceContract {
     try (Connection stale = begin(Connection.TRANSACTION_READ_COMMITTED)) {
       fence.check(stale, office, STALE, "stale");
       try (Connection newer = connect()) {
+        if (dialect() == FenceDialect.H2) {
+          // H2 does not cancel a statement that waits for a row lock: its own lock timeout does.
+          try (Statement s = newer.createStatement()) {
+            s.execute("SET LOCK_TIMEOUT 1000");
+          }
+        }
         assertThatThrownBy(
                 () -> fence.raise(newer, term(office, NEWER, "newer"), Duration.ofSeconds(1)))
             .isInstanceOfSatisfying(
