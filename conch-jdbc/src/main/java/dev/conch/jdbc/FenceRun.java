@@ -103,16 +103,22 @@ final class FenceRun {
     try (PreparedStatement hold = prepare(sql.hold)) {
       if (!sql.holdLocksFirst) {
         hold.setString(1, office);
-        hold.setLong(2, token);
         try (ResultSet row = hold.executeQuery()) {
-          return row.next() ? Hold.HELD : Hold.NOT_AT_TOKEN;
+          if (!row.next()) {
+            return Hold.NOT_AT_TOKEN;
+          }
+          long current = row.getLong(1);
+          if (current > token) {
+            throw new StaleTokenException(office, token, current, row.getString(2));
+          }
+          return current == token ? Hold.HELD : Hold.NOT_AT_TOKEN;
         }
       }
       int i = 1;
-      hold.setString(i++, office);
+      hold.setString(i++, office); // the lock's key
       hold.setString(i++, office);
       hold.setLong(i++, token);
-      hold.setString(i++, office);
+      hold.setString(i++, office); // the row read under REPEATABLE READ and SERIALIZABLE
       hold.setLong(i++, token);
       hold.setString(i, office);
       hold.execute();
@@ -124,11 +130,17 @@ final class FenceRun {
         throw new SQLException("the fence's read returned no result", "XX000");
       }
       try (ResultSet row = hold.getResultSet()) {
-        boolean at = row.next();
+        if (!row.next()) {
+          return Hold.NOT_AT_TOKEN;
+        }
+        long current = row.getLong(1);
+        if (current > token) {
+          throw new StaleTokenException(office, token, current, row.getString(2));
+        }
         if (!locked) {
           return Hold.NOT_AT_TOKEN;
         }
-        return at ? Hold.HELD : Hold.MOVED;
+        return current == token ? Hold.HELD : Hold.MOVED;
       }
     }
   }

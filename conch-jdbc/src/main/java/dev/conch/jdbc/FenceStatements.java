@@ -20,8 +20,8 @@ import org.jspecify.annotations.Nullable;
  *       every two transactions holding it at once). Under REPEATABLE READ and SERIALIZABLE the read
  *       also locks the row {@code FOR SHARE}: a row raised after the transaction's snapshot then
  *       fails it with {@code 40001} instead of letting it pass on its old view.
- *   <li>MySQL, MariaDB (InnoDB): a shared row lock ({@code LOCK IN SHARE MODE}); InnoDB queues a
- *       shared request behind a waiting exclusive one.
+ *   <li>MySQL, MariaDB (InnoDB): a shared row lock ({@code LOCK IN SHARE MODE}) on a read of the
+ *       row's token; InnoDB queues a shared request behind a waiting exclusive one.
  *   <li>H2 has no shared row lock: {@code FOR UPDATE}.
  * </ul>
  */
@@ -33,7 +33,12 @@ final class FenceStatements {
   /** The steady state: one round trip (two statements on PostgreSQL: lock, then read). */
   final String hold;
 
-  /** Whether {@link #hold} is two statements, the first of which says whether it locked. */
+  /**
+   * Whether {@link #hold} is two statements, the first of which says whether it locked; else it is
+   * one that reads the row's token and holder under its lock, whatever the token (InnoDB locks the
+   * row it finds either way): a newer one is refused at once, without the raise's exclusive lock
+   * that concurrent refusals would deadlock on.
+   */
   final boolean holdLocksFirst;
 
   /** A new term: raises the row to the token unless it holds a newer one. */
@@ -91,12 +96,13 @@ final class FenceStatements {
               "SELECT pg_advisory_xact_lock_shared"
                   + lock
                   + at
-                  + "; SELECT token"
-                  + at
-                  + " AND CASE WHEN current_setting('transaction_isolation') = 'read committed'"
+                  + "; SELECT token, holder,"
+                  + " CASE WHEN current_setting('transaction_isolation') = 'read committed'"
                   + " THEN true ELSE EXISTS (SELECT 1 FROM "
                   + table
-                  + " n WHERE n.office = ? FOR SHARE) END",
+                  + " n WHERE n.office = ? AND n.token = ? FOR SHARE) END FROM "
+                  + table
+                  + " WHERE office = ?",
               true,
               // ON CONFLICT never raises a duplicate key: a failed statement would abort the
               // caller's transaction. The CTE reads the row before the upsert, after the lock.
@@ -118,7 +124,7 @@ final class FenceStatements {
               null);
       case MYSQL ->
           new FenceStatements(
-              "SELECT token" + at + " LOCK IN SHARE MODE",
+              read + " LOCK IN SHARE MODE",
               false,
               update,
               false,
@@ -131,7 +137,7 @@ final class FenceStatements {
                   + " AND VARIABLE_VALUE = 'OFF'");
       case MARIADB ->
           new FenceStatements(
-              "SELECT token" + at + " LOCK IN SHARE MODE",
+              read + " LOCK IN SHARE MODE",
               false,
               update,
               false,
@@ -143,7 +149,7 @@ final class FenceStatements {
       // H2 has no shared row lock; a duplicate key fails only the statement there.
       case H2 ->
           new FenceStatements(
-              "SELECT token" + at + " FOR UPDATE",
+              read + " FOR UPDATE",
               false,
               update,
               false,

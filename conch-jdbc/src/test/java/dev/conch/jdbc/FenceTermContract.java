@@ -210,6 +210,39 @@ abstract class FenceTermContract extends FenceContract {
 
   @ParameterizedTest(name = "isolation {0}")
   @MethodSource("isolationLevels")
+  void staleTransactionsRefusedAtOnceAreRefusedByNameNotByADeadlockAmongThem(int isolation)
+      throws Exception {
+    String office = newOffice();
+    raise(office, STALE, "stale");
+    raise(office, NEWER, "newer");
+    int stale = 8;
+    java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(stale);
+    List<Future<Throwable>> refusals = new ArrayList<>();
+    for (int i = 0; i < stale; i++) {
+      refusals.add(
+          transactions.inThread(
+              () -> {
+                try (Connection c = begin(isolation)) {
+                  together.await(10, TimeUnit.SECONDS);
+                  try {
+                    fence.check(c, office, STALE, "stale");
+                    return null;
+                  } catch (StaleTokenException | SQLException e) {
+                    return e;
+                  } finally {
+                    c.rollback();
+                  }
+                }
+              }));
+    }
+    for (Future<Throwable> refusal : refusals) {
+      // A stale leader that retries on 40001 would retry forever if refusals deadlocked.
+      assertThat(refusal.get(20, TimeUnit.SECONDS)).isInstanceOf(StaleTokenException.class);
+    }
+  }
+
+  @ParameterizedTest(name = "isolation {0}")
+  @MethodSource("isolationLevels")
   void aThirdLeaderRefusesBothEarlierTerms(int isolation) throws Exception {
     String office = newOffice();
     raise(office, 1, "first");

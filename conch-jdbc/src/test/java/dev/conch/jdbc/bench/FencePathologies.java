@@ -217,7 +217,10 @@ public final class FencePathologies {
         public void raise(JdbcFence fence, Connection c, String office, long token, String holder)
             throws SQLException {
           try {
+            // The raise runs a transaction of its own on a connection outside any.
+            c.setAutoCommit(true);
             found.invoke(fence, c, office, token, holder);
+            c.setAutoCommit(false);
           } catch (IllegalAccessException e) {
             throw new IllegalStateException(e);
           } catch (InvocationTargetException e) {
