@@ -130,6 +130,27 @@ abstract class FenceColumnContract {
   }
 
   @Test
+  void aRefusalNamesAnOfficeOf128CharactersInFull() throws SQLException {
+    String office = "o".repeat(120) + "'-" + tables.incrementAndGet();
+    Fenced t = new Fenced("fenced_long_" + tables.get(), office);
+    try (Connection c = connect();
+        Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE " + t.table() + " (who VARCHAR(32), fence_token BIGINT)");
+      schema.installColumnTrigger(c, t.table(), "fence_token", office);
+    }
+    write(t, NEWER, "newer");
+    try (Connection c = begin(Connection.TRANSACTION_READ_COMMITTED)) {
+      assertThat(FenceSchema.staleToken(refusedWrite(c, t, STALE, "stale")))
+          .hasValueSatisfying(
+              e -> {
+                assertThat(e.office()).isEqualTo(office);
+                assertThat(e.currentToken()).isEqualTo(NEWER);
+              });
+      c.rollback();
+    }
+  }
+
+  @Test
   void aRowWithoutATokenIsRefused() throws SQLException {
     Fenced t = newTable();
     write(t, STALE, "stale");
@@ -351,7 +372,7 @@ abstract class FenceColumnContract {
               SQLException.class,
               e -> assertThat(e.getSQLState()).isEqualTo(FenceSchema.GUARD_SQLSTATE))
           .hasMessageContaining("office '" + t.office() + "' may not be deleted")
-          .hasMessageContaining("conch_retire_office");
+          .hasMessageContaining("retire the office with SET");
       assertThatThrownBy(
               () ->
                   s.executeUpdate(
