@@ -135,8 +135,8 @@ final class FenceColumnSql {
                 : "'" + column + "', '', '" + officeColumn + "'";
         yield List.of(
             POSTGRESQL_FUNCTION.replace(JdbcFence.DEFAULT_TABLE, fenceTable),
-            "DROP TRIGGER IF EXISTS conch_fence ON " + table,
-            "CREATE TRIGGER conch_fence BEFORE INSERT OR UPDATE ON "
+            "DROP TRIGGER IF EXISTS conch_column ON " + table,
+            "CREATE TRIGGER conch_column BEFORE INSERT OR UPDATE ON "
                 + table
                 + " FOR EACH ROW EXECUTE FUNCTION "
                 + fenceTable

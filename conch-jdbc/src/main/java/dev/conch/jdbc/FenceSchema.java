@@ -183,11 +183,11 @@ public final class FenceSchema {
    * table's for {@code office}.
    *
    * <p>PostgreSQL: one PL/pgSQL function per fence table ({@code conch_fence_column}, created or
-   * replaced) and a trigger {@code conch_fence_column} on {@code table} that passes it the column
-   * and the office. MySQL, MariaDB: two triggers ({@code <table>_conch_ins}, {@code
-   * <table>_conch_upd}) with the office written in. H2: a trigger {@code <table>_CONCH_FENCE}
-   * calling {@code dev.conch.jdbc.H2FenceColumn} (H2 on the class path), its office and column in
-   * the trigger's remark.
+   * replaced) and a trigger {@code conch_column} on {@code table} that passes it the column and the
+   * office. MySQL, MariaDB: two triggers ({@code <table>_conch_ins}, {@code <table>_conch_upd})
+   * with the office written in. H2: a trigger {@code <table>_CONCH_FENCE} calling {@code
+   * dev.conch.jdbc.H2FenceColumn} (H2 on the class path), its office and column in the trigger's
+   * remark.
    *
    * @param table the user's table, an SQL identifier, optionally schema-qualified
    * @param column the token column of {@code table} ({@code BIGINT}), an SQL identifier

@@ -131,7 +131,7 @@ abstract class FenceColumnContract {
 
   @Test
   void aRefusalNamesAnOfficeOf128CharactersInFull() throws SQLException {
-    String office = "o".repeat(120) + "'-" + tables.incrementAndGet();
+    String office = "o".repeat(118) + "'\\-" + tables.incrementAndGet();
     Fenced t = new Fenced("fenced_long_" + tables.get(), office);
     try (Connection c = connect();
         Statement s = c.createStatement()) {
