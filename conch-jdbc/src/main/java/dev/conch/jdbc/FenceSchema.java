@@ -182,9 +182,9 @@ public final class FenceSchema {
    * updated in {@code table} must then carry, in {@code column}, a token no older than the fence
    * table's for {@code office}.
    *
-   * <p>PostgreSQL: one PL/pgSQL function per fence table ({@code conch_fence_column}, created or
-   * replaced) and a trigger {@code conch_column} on {@code table} that passes it the column and the
-   * office. MySQL, MariaDB: two triggers ({@code <table>_conch_ins}, {@code <table>_conch_upd})
+   * <p>PostgreSQL: a PL/pgSQL function {@code <table>_conch_column()} (created or replaced) with
+   * the column and the office written in, and a trigger {@code conch_column} on {@code table}
+   * calling it. MySQL, MariaDB: two triggers ({@code <table>_conch_ins}, {@code <table>_conch_upd})
    * with the office written in. H2: a trigger {@code <table>_CONCH_FENCE} calling {@code
    * dev.conch.jdbc.H2FenceColumn} (H2 on the class path), its office and column in the trigger's
    * remark.
