@@ -72,7 +72,13 @@ final class FenceColumnSql {
       END
       $$""";
 
-  /** One trigger of MySQL and MariaDB; {event}, {office} and the names are filled in. */
+  /**
+   * One trigger of MySQL and MariaDB; {event}, {office} and the names are filled in. The steady
+   * state's read names the fence table under an alias of its own: a statement with a trigger opens
+   * each table its triggers use once per name, locked for the strongest use, and the trigger's
+   * UPDATE of the fence table would turn the read's shared row lock into an exclusive one (every
+   * write of a term would queue behind the others).
+   */
   private static final String MYSQL_TRIGGER =
       """
       {create} TRIGGER {trigger} BEFORE {event} ON {table} FOR EACH ROW
@@ -89,7 +95,7 @@ final class FenceColumnSql {
           SIGNAL SQLSTATE 'NC002' SET MESSAGE_TEXT = message;
         END IF;
         SELECT token, holder INTO current_token, current_holder
-          FROM conch_fence WHERE office = fence_office LOCK IN SHARE MODE;
+          FROM conch_fence AS fence_read WHERE office = fence_office LOCK IN SHARE MODE;
         IF current_token IS NULL OR current_token < offered THEN
           IF current_token IS NULL THEN
             INSERT IGNORE INTO conch_fence (office, token, holder, updated_at)

@@ -204,6 +204,28 @@ abstract class FenceColumnContract {
   }
 
   @Test
+  void writesOfOneTermDoNotQueueBehindEachOther() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        dialect() != FenceDialect.H2, "H2 has no shared row lock: its trigger reads FOR UPDATE");
+    Fenced t = newTable();
+    write(t, STALE, "first");
+    try (Connection first = begin(Connection.TRANSACTION_READ_COMMITTED)) {
+      insert(first, t, STALE, "first");
+      // The second writes and commits while the first is still open: value() fails if it waits.
+      value(
+          transactions.inThread(
+              () -> {
+                try (Connection second = begin(Connection.TRANSACTION_READ_COMMITTED)) {
+                  insert(second, t, STALE, "second");
+                  second.commit();
+                }
+                return null;
+              }));
+      first.commit();
+    }
+  }
+
+  @Test
   void anOfficeColumnFencesEachRowByItsOwnOffice() throws SQLException {
     String table = "by_office_" + tables.incrementAndGet();
     String billing = getClass().getSimpleName() + "-billing";
