@@ -166,6 +166,13 @@ final class FenceColumnSql {
                 .replace("{column}", column)
                 .replace("{missing}", missing)
                 .replace("{office}", officeSql);
+        if (dialect == FenceDialect.MYSQL) {
+          // MySQL refuses a MESSAGE_TEXT over 128 characters (MariaDB takes 512): cut it, so that
+          // the refusal keeps its SQLState.
+          template =
+              template.replace(
+                  "  SIGNAL SQLSTATE", "  SET message = LEFT(message, 128);\n    SIGNAL SQLSTATE");
+        }
         String insertTrigger = template.replace("{trigger}", insert).replace("{event}", "INSERT");
         String updateTrigger = template.replace("{trigger}", update).replace("{event}", "UPDATE");
         yield dialect == FenceDialect.MARIADB

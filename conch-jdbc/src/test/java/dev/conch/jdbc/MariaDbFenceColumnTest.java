@@ -1,11 +1,16 @@
 package dev.conch.jdbc;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import dev.conch.test.MariaDbExtension;
 import dev.conch.test.MariaDbServer;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -44,5 +49,36 @@ class MariaDbFenceColumnTest extends FenceColumnContract {
         Connection.TRANSACTION_REPEATABLE_READ,
         Connection.TRANSACTION_READ_COMMITTED,
         Connection.TRANSACTION_SERIALIZABLE);
+  }
+
+  @Test
+  void theMysqlStatementsRunHereTooAndCutTheirMessagesAt128Characters() throws SQLException {
+    FenceSchema mysql = FenceSchema.forTable("mysql_fence");
+    String office = "o".repeat(100) + "-mysql";
+    try (Connection c = connect();
+        Statement s = c.createStatement()) {
+      s.execute(FenceDialect.MYSQL.createTableStatement("mysql_fence"));
+      for (String statement : mysql.guard(FenceDialect.MYSQL)) {
+        s.execute(statement);
+      }
+      s.execute("CREATE TABLE mysql_fenced (who VARCHAR(32), fence_token BIGINT)");
+      for (String statement :
+          mysql.columnTrigger(FenceDialect.MYSQL, "mysql_fenced", "fence_token", office)) {
+        s.execute(statement);
+      }
+      s.executeUpdate("INSERT INTO mysql_fenced VALUES ('newer', 7)");
+      assertThatThrownBy(() -> s.executeUpdate("INSERT INTO mysql_fenced VALUES ('stale', 5)"))
+          .isInstanceOfSatisfying(
+              SQLException.class,
+              e -> {
+                assertThat(e.getSQLState()).isEqualTo(FenceSchema.STALE_TOKEN_SQLSTATE);
+                assertThat(FenceSchema.isRefusal(e, FenceSchema.STALE_TOKEN_SQLSTATE)).isTrue();
+                assertThat(e.getMessage()).contains("stale fencing token 5 for office 'ooo");
+              });
+      assertThatThrownBy(() -> s.executeUpdate("DELETE FROM mysql_fence"))
+          .isInstanceOfSatisfying(
+              SQLException.class,
+              e -> assertThat(e.getSQLState()).isEqualTo(FenceSchema.GUARD_SQLSTATE));
+    }
   }
 }
