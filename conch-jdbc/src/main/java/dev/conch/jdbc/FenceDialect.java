@@ -94,6 +94,18 @@ public enum FenceDialect {
   }
 
   /**
+   * Where the guard script of this dialect is on the class path: {@code
+   * dev/conch/jdbc/guard-<platform>.sql}. It installs a trigger on {@value JdbcFence#DEFAULT_TABLE}
+   * that refuses a {@code DELETE} and an {@code UPDATE} lowering a token ({@link FenceSchema#guard}
+   * gives its statements for another table name). Its statements are separated by a line holding
+   * only {@code ;;} (Spring: {@code separator=;;}; the {@code mysql} client: {@code
+   * --delimiter=';;'}).
+   */
+  public String guardLocation() {
+    return "dev/conch/jdbc/guard-" + platform + ".sql";
+  }
+
+  /**
    * The statement of the schema script for the table {@code table} instead of {@value
    * JdbcFence#DEFAULT_TABLE}: {@code CREATE TABLE IF NOT EXISTS}, one statement, no trailing
    * semicolon.

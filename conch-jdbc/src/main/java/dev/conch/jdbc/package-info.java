@@ -3,7 +3,9 @@
  * the same transaction as the writes it protects. {@link dev.conch.jdbc.JdbcFence#check} is the
  * fence; {@link dev.conch.jdbc.StaleTokenException} is its refusal; {@link
  * dev.conch.jdbc.FenceDialect} names the supported databases and their schema scripts ({@code
- * dev/conch/jdbc/schema-<platform>.sql}). Plain JDBC, no Spring: the Spring modules build on it.
+ * dev/conch/jdbc/schema-<platform>.sql}). {@link dev.conch.jdbc.FenceSchema} installs the same
+ * fence inside the database (the fence column: a trigger that refuses a stale write in the write
+ * itself) and the guard on the fence table. Plain JDBC, no Spring: the Spring modules build on it.
  */
 @NullMarked
 package dev.conch.jdbc;

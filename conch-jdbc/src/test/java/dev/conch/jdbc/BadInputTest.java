@@ -144,6 +144,101 @@ class BadInputTest {
     }
   }
 
+  @ParameterizedTest
+  @NullSource
+  @ValueSource(strings = {"", "conch fence", "1table", "a.b.c", "t;drop", "\"t\"", "é"})
+  void aFenceColumnOnATableThatIsNoIdentifierIsRefused(String table) {
+    for (FenceDialect dialect : FenceDialect.values()) {
+      assertThatThrownBy(
+              () -> FenceSchema.create().columnTrigger(dialect, table, "fence_token", "billing"))
+          .isInstanceOf(InvalidArgumentException.class)
+          .hasMessageContaining("table '" + table + "'")
+          .hasMessageContaining("an SQL identifier");
+    }
+  }
+
+  @ParameterizedTest
+  @NullSource
+  @ValueSource(
+      strings = {
+        "",
+        "fence token",
+        "1col",
+        "a.b",
+        "c;drop",
+        "c'",
+        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+      })
+  void aFenceColumnThatIsNoIdentifierIsRefused(String column) {
+    assertThatThrownBy(
+            () ->
+                FenceSchema.create()
+                    .columnTrigger(FenceDialect.MARIADB, "invoices", column, "billing"))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining("token column '" + column + "'")
+        .hasMessageContaining("an SQL identifier of 1 to 63");
+    assertThatThrownBy(
+            () ->
+                FenceSchema.create()
+                    .officeColumnTrigger(FenceDialect.H2, "invoices", "fence_token", column))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining("office column '" + column + "'");
+  }
+
+  @ParameterizedTest
+  @NullSource
+  @ValueSource(strings = {"", "a/b", "a b", "tab\there"})
+  void aFenceColumnForAnOfficeConchDoesNotAcceptIsRefused(String office) {
+    assertThatThrownBy(
+            () ->
+                FenceSchema.create()
+                    .columnTrigger(FenceDialect.POSTGRESQL, "invoices", "fence_token", office))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining("office '" + office + "'")
+        .hasMessageContaining("1 to 128 characters");
+  }
+
+  @Test
+  void aFenceTableThatIsNoIdentifierIsRefusedByTheSchema() {
+    assertThatThrownBy(() -> FenceSchema.forTable("conch fence"))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining("fence table 'conch fence'");
+  }
+
+  @Test
+  void everyDialectShipsItsGuardScriptAndNamesAnotherFenceTable() {
+    for (FenceDialect dialect : FenceDialect.values()) {
+      assertThat(FenceDialect.class.getClassLoader().getResource(dialect.guardLocation()))
+          .as(dialect.guardLocation())
+          .isNotNull();
+      assertThat(FenceSchema.create().guard(dialect)).isNotEmpty();
+      assertThat(FenceSchema.forTable("billing.fence").guard(dialect))
+          .allSatisfy(
+              statement ->
+                  assertThat(statement)
+                      .contains("billing.fence")
+                      .doesNotContain(JdbcFence.DEFAULT_TABLE)
+                      .doesNotEndWith(";;"));
+      assertThat(
+              FenceSchema.forTable("billing.fence")
+                  .columnTrigger(dialect, "invoices", "fence_token", "billing"))
+          .allSatisfy(statement -> assertThat(statement).doesNotContain(JdbcFence.DEFAULT_TABLE));
+    }
+  }
+
+  @Test
+  void anOfficeWithQuotesAndBackslashesIsWrittenAsALiteralThatMeansIt() throws SQLException {
+    String office = "it's\\a;--test";
+    try (Connection c = DriverManager.getConnection(url);
+        Statement s = c.createStatement()) {
+      FenceSchema.create().installGuard(c);
+      s.execute("CREATE TABLE quoted (fence_token BIGINT)");
+      FenceSchema.create().installColumnTrigger(c, "quoted", "fence_token", office);
+      s.executeUpdate("INSERT INTO quoted (fence_token) VALUES (3)");
+      assertThat(fence.currentToken(c, office)).hasValue(3);
+    }
+  }
+
   private Connection begin() throws SQLException {
     Connection c = DriverManager.getConnection(url);
     c.setAutoCommit(false);

@@ -79,7 +79,15 @@ abstract class JdbcFenceContract {
   void cleanTables() {
     this.jdbc.execute(FenceTestApplication.REPORT_TABLE);
     this.jdbc.update("DELETE FROM report");
-    this.jdbc.update("DELETE FROM " + this.jdbcFence.table());
+    this.jdbc
+        .queryForList("SELECT office FROM " + this.jdbcFence.table(), String.class)
+        .forEach(
+            office ->
+                this.jdbc.execute(
+                    (org.springframework.jdbc.core.ConnectionCallback<Boolean>)
+                        c ->
+                            dev.conch.jdbc.FenceSchema.forTable(this.jdbcFence.table())
+                                .retire(c, office)));
     this.offices.grant(OFFICE);
   }
 

@@ -22,6 +22,12 @@ public class FenceJdbcProperties {
   /** Path to the SQL file that creates the fence table; @@platform@@ is the database's name. */
   private String schema = DEFAULT_SCHEMA_LOCATION;
 
+  /**
+   * Whether the schema initialization also installs the guard on the fence table (a trigger that
+   * refuses a DELETE and an UPDATE lowering a token; dev/conch/jdbc/guard-@@platform@@.sql).
+   */
+  private boolean guard = true;
+
   public String getTable() {
     return this.table;
   }
@@ -36,6 +42,14 @@ public class FenceJdbcProperties {
 
   public void setInitializeSchema(DatabaseInitializationMode initializeSchema) {
     this.initializeSchema = initializeSchema;
+  }
+
+  public boolean isGuard() {
+    return this.guard;
+  }
+
+  public void setGuard(boolean guard) {
+    this.guard = guard;
   }
 
   public String getSchema() {

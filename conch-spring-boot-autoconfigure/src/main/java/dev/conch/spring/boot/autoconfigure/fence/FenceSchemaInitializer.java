@@ -1,6 +1,7 @@
 package dev.conch.spring.boot.autoconfigure.fence;
 
 import dev.conch.jdbc.FenceDialect;
+import dev.conch.jdbc.FenceSchema;
 import dev.conch.jdbc.JdbcFence;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -13,19 +14,26 @@ import org.springframework.boot.sql.init.DatabaseInitializationSettings;
 import org.springframework.core.io.ByteArrayResource;
 import org.springframework.core.io.Resource;
 import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.jdbc.datasource.init.ScriptUtils;
 
 /**
  * Creates the fence table with the schema script of conch-jdbc's jar, the Spring Boot way ({@code
  * conch.fence.jdbc.initialize-schema}, like {@code spring.session.jdbc.initialize-schema}): a
  * database initializer that beans depending on the database wait for, and that Flyway or Liquibase
  * users turn off ({@code never}). The script's table name is replaced by {@code
- * conch.fence.jdbc.table} when that is not the default.
+ * conch.fence.jdbc.table} when that is not the default. Then, unless {@code
+ * conch.fence.jdbc.guard=false}, it installs the guard on the fence table (the script {@code
+ * dev/conch/jdbc/guard-<platform>.sql}, {@link FenceSchema#guard}): each of its statements is run
+ * whole, as Spring's script runner would split a PL/pgSQL body or a trigger's {@code BEGIN ... END}
+ * at its semicolons.
  */
 public class FenceSchemaInitializer extends DataSourceScriptDatabaseInitializer {
 
   private final String table;
 
   private final boolean defaultScript;
+
+  private final boolean guard;
 
   /**
    * An initializer of the fence table of {@code dataSource}, as {@code properties} say.
@@ -36,10 +44,30 @@ public class FenceSchemaInitializer extends DataSourceScriptDatabaseInitializer 
     super(dataSource, settings(dataSource, properties));
     this.table = properties.getTable();
     this.defaultScript = properties.getSchema().equals(FenceJdbcProperties.DEFAULT_SCHEMA_LOCATION);
+    this.guard = properties.isGuard();
   }
 
   @Override
   protected void runScripts(Scripts scripts) {
+    runTableScripts(scripts);
+    if (this.guard) {
+      FenceDialect dialect = dialect(getDataSource());
+      List<Resource> statements = new ArrayList<>();
+      for (String statement : FenceSchema.forTable(this.table).guard(dialect)) {
+        statements.add(
+            new ByteArrayResource(
+                statement.getBytes(StandardCharsets.UTF_8),
+                dialect.guardLocation() + " for table " + this.table));
+      }
+      super.runScripts(
+          new Scripts(statements)
+              .continueOnError(scripts.isContinueOnError())
+              .separator(ScriptUtils.EOF_STATEMENT_SEPARATOR)
+              .encoding(StandardCharsets.UTF_8));
+    }
+  }
+
+  private void runTableScripts(Scripts scripts) {
     if (!this.defaultScript || this.table.equals(JdbcFence.DEFAULT_TABLE)) {
       super.runScripts(scripts);
       return;

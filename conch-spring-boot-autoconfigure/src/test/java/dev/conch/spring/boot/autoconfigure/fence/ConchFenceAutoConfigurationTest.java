@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 import dev.conch.Election;
+import dev.conch.jdbc.FenceSchema;
 import dev.conch.jdbc.JdbcFence;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import dev.conch.spring.fence.Fenced;
@@ -31,6 +32,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -72,9 +74,45 @@ class ConchFenceAutoConfigurationTest {
   }
 
   @Test
+  void theInitializerInstallsTheGuardOnTheFenceTableAndRetiringPassesIt() {
+    this.contextRunner
+        .withPropertyValues("conch.fence.jdbc.table=billing_fence")
+        .run(
+            context -> {
+              JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+              jdbc.update(
+                  "INSERT INTO billing_fence VALUES ('billing', 7, 'h', CURRENT_TIMESTAMP)");
+              assertThatExceptionOfType(DataAccessException.class)
+                  .isThrownBy(() -> jdbc.update("DELETE FROM billing_fence"))
+                  .withMessageContaining("may not be deleted");
+              assertThatExceptionOfType(DataAccessException.class)
+                  .isThrownBy(() -> jdbc.update("UPDATE billing_fence SET token = 6"))
+                  .withMessageContaining("may not be lowered");
+              assertThat(
+                      jdbc.execute(
+                          (ConnectionCallback<Boolean>)
+                              c -> FenceSchema.forTable("billing_fence").retire(c, "billing")))
+                  .isTrue();
+            });
+  }
+
+  @Test
+  void guardFalseLeavesTheFenceTableUnguarded() {
+    this.contextRunner
+        .withPropertyValues("conch.fence.jdbc.guard=false")
+        .run(
+            context -> {
+              JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+              jdbc.update("INSERT INTO conch_fence VALUES ('billing', 7, 'h', CURRENT_TIMESTAMP)");
+              assertThat(jdbc.update("DELETE FROM conch_fence")).isEqualTo(1);
+            });
+  }
+
+  @Test
   void defaultsAreTheFencesOwn() {
     FenceJdbcProperties properties = new FenceJdbcProperties();
     assertThat(properties.getTable()).isEqualTo(JdbcFence.DEFAULT_TABLE);
+    assertThat(properties.isGuard()).isTrue();
     assertThat(properties.getInitializeSchema()).isEqualTo(DatabaseInitializationMode.EMBEDDED);
     assertThat(properties.getSchema())
         .isEqualTo(
