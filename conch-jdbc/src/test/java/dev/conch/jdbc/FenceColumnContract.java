@@ -286,6 +286,61 @@ abstract class FenceColumnContract {
 
   @ParameterizedTest(name = "isolation {0}")
   @MethodSource("isolationLevels")
+  void aStaleColumnWriteInFlightMakesANewerCheckFormRaiseWaitAndCommitsFirst(int isolation)
+      throws Exception {
+    Fenced t = newTable();
+    write(t, STALE, "stale-before");
+    JdbcFence check = JdbcFence.create();
+    Future<Long> raised;
+    try (Connection stale = begin(isolation)) {
+      insert(stale, t, STALE, "stale-first");
+      raised =
+          transactions.inThread(
+              () -> {
+                try (Connection c = connect()) {
+                  return check.raise(c, t.office(), NEWER, "newer");
+                }
+              });
+      awaitWaitingOrDone(raised);
+      assertThat(raised).isNotDone();
+      stale.commit();
+    }
+    assertThat(value(raised)).isEqualTo(STALE);
+    assertStaleRefused(refusedWriteAlone(t, STALE, "stale"), t);
+    assertThat(writes(t)).containsExactlyInAnyOrder("stale-before", "stale-first");
+  }
+
+  @ParameterizedTest(name = "isolation {0}")
+  @MethodSource("isolationLevels")
+  void aStaleCheckFormTransactionInFlightMakesANewerColumnWriteWaitAndCommitsFirst(int isolation)
+      throws Exception {
+    Fenced t = newTable();
+    write(t, STALE, "stale-before");
+    JdbcFence check = JdbcFence.create();
+    Future<Void> newer;
+    try (Connection stale = begin(isolation)) {
+      check.check(stale, t.office(), STALE, "stale");
+      newer = leader(t, NEWER, "newer", isolation, null);
+      awaitWaitingOrDone(newer);
+      assertThat(newer).isNotDone();
+      stale.commit();
+      transactions.event("stale committed");
+    }
+    value(newer);
+    try (Connection c = begin(isolation)) {
+      Throwable refused = null;
+      try {
+        check.check(c, t.office(), STALE, "stale");
+      } catch (StaleTokenException e) {
+        refused = e;
+      }
+      c.rollback();
+      assertThat(refused).isInstanceOf(StaleTokenException.class);
+    }
+  }
+
+  @ParameterizedTest(name = "isolation {0}")
+  @MethodSource("isolationLevels")
   void aStaleTransactionThatWroteFirstCommitsBeforeTheNewerPasses(int isolation) throws Exception {
     Fenced t = newTable();
     write(t, STALE, "stale-before");
@@ -501,6 +556,15 @@ abstract class FenceColumnContract {
       insert.setString(1, who);
       insert.setLong(2, token);
       insert.executeUpdate();
+    }
+  }
+
+  /** A write of {@code token} in a transaction of its own that the fence refuses. */
+  SQLException refusedWriteAlone(Fenced t, long token, String who) throws SQLException {
+    try (Connection c = begin(Connection.TRANSACTION_READ_COMMITTED)) {
+      SQLException refused = refusedWrite(c, t, token, who);
+      c.rollback();
+      return refused;
     }
   }
 
