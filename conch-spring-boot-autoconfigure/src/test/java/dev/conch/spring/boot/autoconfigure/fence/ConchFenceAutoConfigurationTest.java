@@ -382,13 +382,15 @@ class ConchFenceAutoConfigurationTest {
     @org.springframework.context.annotation.Primary
     DataSource dataSource() {
       return new org.springframework.jdbc.datasource.SimpleDriverDataSource(
-          new org.h2.Driver(), "jdbc:h2:mem:first-" + java.util.UUID.randomUUID());
+          new org.h2.Driver(),
+          "jdbc:h2:mem:first-" + java.util.UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
     }
 
     @org.springframework.context.annotation.Bean
     DataSource otherDataSource() {
       return new org.springframework.jdbc.datasource.SimpleDriverDataSource(
-          new org.h2.Driver(), "jdbc:h2:mem:second-" + java.util.UUID.randomUUID());
+          new org.h2.Driver(),
+          "jdbc:h2:mem:second-" + java.util.UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
     }
 
     @org.springframework.context.annotation.Bean
