@@ -270,6 +270,27 @@ public final class TransactionFence {
     }
   }
 
+  /**
+   * The term the current transaction fenced for {@code office}, or, for an empty office, the one
+   * term it fenced when it fenced exactly one; null otherwise. What {@link
+   * FenceTokenEntityListener} writes into an entity's {@link FenceToken} field.
+   */
+  static @Nullable Leadership fencedTerm(String office) {
+    if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+      return null;
+    }
+    for (TransactionSynchronization each :
+        TransactionSynchronizationManager.getSynchronizations()) {
+      if (each instanceof CommitCheck check) {
+        Leadership term = check.term(office);
+        if (term != null) {
+          return term;
+        }
+      }
+    }
+    return null;
+  }
+
   /** The commit check of the current transaction, registered with its first fence. */
   private CommitCheck commitCheck() {
     Object bound = TransactionSynchronizationManager.getResource(this.commitCheckKey);
@@ -383,6 +404,13 @@ public final class TransactionFence {
     boolean covers(Leadership term) {
       Leadership known = this.fenced.get(term.office());
       return known != null && known.token() == term.token();
+    }
+
+    @Nullable Leadership term(String office) {
+      if (!office.isEmpty()) {
+        return this.fenced.get(office);
+      }
+      return (this.fenced.size() == 1) ? this.fenced.values().iterator().next() : null;
     }
 
     void add(Leadership term) {

@@ -2,6 +2,7 @@ package dev.conch.spring.fence;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.conch.Holder;
 import dev.conch.Leadership;
@@ -28,14 +29,55 @@ abstract class JpaFenceContract extends JdbcFenceContract {
 
   @Autowired Notes notes;
 
+  @Autowired FencedNoteRepository fencedNotes;
+
+  @Autowired javax.sql.DataSource dataSource;
+
   @Override
   Class<? extends PlatformTransactionManager> expectedTransactionManager() {
     return JpaTransactionManager.class;
   }
 
   @BeforeEach
-  void cleanNotes() {
+  void cleanNotes() throws java.sql.SQLException {
     this.repository.deleteAll();
+    this.fencedNotes.deleteAll();
+    try (java.sql.Connection c = this.dataSource.getConnection()) {
+      dev.conch.jdbc.FenceSchema.create()
+          .installColumnTrigger(c, "fenced_note", "fence_token", OFFICE);
+    }
+  }
+
+  @Test
+  void anEntityWithAFenceTokenFieldCarriesItsTermToTheFenceColumn() {
+    Leadership term = this.offices.awaitLeading(OFFICE);
+    this.notes.saveFencedNote("kept");
+    assertThat(this.fencedNotes.findAll())
+        .singleElement()
+        .satisfies(note -> assertThat(note.getFenceToken()).isEqualTo(term.token()));
+    this.notes.renameFencedNotes("renamed"); // an update carries it too
+    assertThat(this.fencedNotes.findAll())
+        .singleElement()
+        .satisfies(note -> assertThat(note.getText()).isEqualTo("renamed"));
+  }
+
+  @Test
+  void theDatabaseRefusesAnEntityWithAStaleTokenOrNoneEvenWithoutTheCheck() {
+    Leadership old = this.offices.awaitLeading(OFFICE);
+    Holder newer = this.offices.electOther(OFFICE, "node-b");
+    writeAsNewerLeader("new", newer);
+
+    // Written outside any fence: the trigger alone decides.
+    assertThat(
+            dev.conch.jdbc.FenceSchema.staleToken(
+                catchThrowable(() -> this.notes.saveUnfenced(new FencedNote("old", old.token())))))
+        .hasValueSatisfying(refusal -> assertThat(refusal.currentToken()).isEqualTo(newer.rev()));
+    assertThat(
+            dev.conch.jdbc.FenceSchema.isRefusal(
+                catchThrowable(() -> this.notes.saveUnfenced(new FencedNote("none"))),
+                dev.conch.jdbc.FenceSchema.MISSING_TOKEN_SQLSTATE))
+        .isTrue();
+    assertThat(this.fencedNotes.count()).isZero();
   }
 
   @Test
@@ -74,15 +116,36 @@ abstract class JpaFenceContract extends JdbcFenceContract {
 
     private final TransactionFence fence;
 
-    Notes(NoteRepository repository, TransactionFence fence) {
+    private final FencedNoteRepository fencedNotes;
+
+    Notes(NoteRepository repository, TransactionFence fence, FencedNoteRepository fencedNotes) {
       this.repository = repository;
       this.fence = fence;
+      this.fencedNotes = fencedNotes;
     }
 
     @Transactional
     @Fenced
     public void save(String text, long token) {
       this.repository.save(new Note(text, token));
+    }
+
+    @Transactional
+    @Fenced
+    public void saveFencedNote(String text) {
+      this.fencedNotes.save(new FencedNote(text));
+    }
+
+    @Transactional
+    @Fenced
+    public void renameFencedNotes(String text) {
+      this.fencedNotes.findAll().forEach(note -> note.setText(text));
+    }
+
+    /** A save in a transaction that no fence checks. */
+    @Transactional
+    public void saveUnfenced(FencedNote note) {
+      this.fencedNotes.saveAndFlush(note);
     }
 
     /** The INSERT reaches the database before the fence refuses: the rollback must undo it. */
@@ -97,8 +160,9 @@ abstract class JpaFenceContract extends JdbcFenceContract {
   static class NotesConfiguration {
 
     @Bean
-    Notes notes(NoteRepository repository, TransactionFence fence) {
-      return new Notes(repository, fence);
+    Notes notes(
+        NoteRepository repository, TransactionFence fence, FencedNoteRepository fencedNotes) {
+      return new Notes(repository, fence, fencedNotes);
     }
   }
 }
