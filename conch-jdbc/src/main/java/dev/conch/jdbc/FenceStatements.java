@@ -122,30 +122,17 @@ final class FenceStatements {
               read,
               previous,
               null);
+      // Group Replication in multi-primary mode (the variable exists with the plugin).
       case MYSQL ->
-          new FenceStatements(
-              read + " LOCK IN SHARE MODE",
-              false,
+          innoDb(
+              table,
               update,
-              false,
-              "INSERT IGNORE INTO " + table + columns + "(6))",
-              read + " LOCK IN SHARE MODE",
-              previous + " FOR UPDATE",
-              // Group Replication in multi-primary mode (the variable exists with the plugin).
+              columns,
               "SELECT COUNT(*) FROM performance_schema.global_variables"
                   + " WHERE VARIABLE_NAME = 'group_replication_single_primary_mode'"
                   + " AND VARIABLE_VALUE = 'OFF'");
-      case MARIADB ->
-          new FenceStatements(
-              read + " LOCK IN SHARE MODE",
-              false,
-              update,
-              false,
-              "INSERT IGNORE INTO " + table + columns + "(6))",
-              read + " LOCK IN SHARE MODE",
-              previous + " FOR UPDATE",
-              // Galera: every node takes its own row locks, and certification decides at commit.
-              "SELECT @@wsrep_on");
+      // Galera: every node takes its own row locks, and certification decides at commit.
+      case MARIADB -> innoDb(table, update, columns, "SELECT @@wsrep_on");
       // H2 has no shared row lock; a duplicate key fails only the statement there.
       case H2 ->
           new FenceStatements(
@@ -158,5 +145,20 @@ final class FenceStatements {
               previous + " FOR UPDATE",
               null);
     };
+  }
+
+  /** MySQL and MariaDB: the row's shared lock for the steady state and refusals. */
+  private static FenceStatements innoDb(
+      String table, String update, String columns, String multiPrimary) {
+    String held = "SELECT token, holder FROM " + table + " WHERE office = ? LOCK IN SHARE MODE";
+    return new FenceStatements(
+        held,
+        false,
+        update,
+        false,
+        "INSERT IGNORE INTO " + table + columns + "(6))",
+        held,
+        "SELECT token FROM " + table + " WHERE office = ? FOR UPDATE",
+        multiPrimary);
   }
 }
