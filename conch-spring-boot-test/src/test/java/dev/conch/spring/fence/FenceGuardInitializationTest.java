@@ -49,6 +49,65 @@ class FenceGuardInitializationTest {
     assertGuarded(dataSource, "other_fence");
   }
 
+  @Test
+  void instancesStartingTogetherAllInstallTheGuard() throws Exception {
+    // Three instances of an application starting at once against one database server (the demo
+    // does): H2's CREATE TRIGGER IF NOT EXISTS then fails in all but one with "object already
+    // exists", PostgreSQL's CREATE OR REPLACE FUNCTION with "tuple concurrently updated".
+    org.h2.tools.Server h2 =
+        org.h2.tools.Server.createTcpServer(
+                "-tcpPort",
+                "0",
+                "-ifNotExists",
+                "-baseDir",
+                java.nio.file.Files.createTempDirectory("conch-h2").toString())
+            .start();
+    try {
+      String url = "jdbc:h2:tcp://127.0.0.1:" + h2.getPort() + "/guarded";
+      startTogether(new SimpleDriverDataSource(new org.h2.Driver(), url, "sa", ""));
+      startTogether(
+          new SimpleDriverDataSource(
+              new org.postgresql.Driver(), postgres.server().jdbcUrl(), PostgresServer.USER, ""));
+    } finally {
+      h2.stop();
+    }
+  }
+
+  private static void startTogether(DataSource dataSource) throws Exception {
+    for (int round = 0; round < 5; round++) {
+      FenceJdbcProperties properties = new FenceJdbcProperties();
+      properties.setTable("together_" + round);
+      properties.setInitializeSchema(DatabaseInitializationMode.ALWAYS);
+      java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(3);
+      java.util.concurrent.ExecutorService instances =
+          java.util.concurrent.Executors.newFixedThreadPool(3);
+      try {
+        java.util.List<java.util.concurrent.Future<Boolean>> started = new java.util.ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+          started.add(
+              instances.submit(
+                  () -> {
+                    together.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                    return new FenceSchemaInitializer(dataSource, properties).initializeDatabase();
+                  }));
+        }
+        for (java.util.concurrent.Future<Boolean> instance : started) {
+          assertThat(instance.get(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        }
+      } finally {
+        instances.shutdownNow();
+      }
+      String table = properties.getTable();
+      try (Connection c = dataSource.getConnection();
+          Statement s = c.createStatement()) {
+        s.executeUpdate("INSERT INTO " + table + " VALUES ('billing', 7, 'h', CURRENT_TIMESTAMP)");
+        assertThatThrownBy(() -> s.executeUpdate("DELETE FROM " + table))
+            .satisfies(
+                e -> assertThat(FenceSchema.isRefusal(e, FenceSchema.GUARD_SQLSTATE)).isTrue());
+      }
+    }
+  }
+
   private static void assertGuarded(DataSource dataSource, String table) throws SQLException {
     FenceJdbcProperties properties = new FenceJdbcProperties();
     properties.setTable(table);

@@ -14,6 +14,7 @@ import org.springframework.boot.sql.init.DatabaseInitializationSettings;
 import org.springframework.core.io.ByteArrayResource;
 import org.springframework.core.io.Resource;
 import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.jdbc.datasource.init.ScriptException;
 import org.springframework.jdbc.datasource.init.ScriptUtils;
 
 /**
@@ -28,6 +29,9 @@ import org.springframework.jdbc.datasource.init.ScriptUtils;
  * at its semicolons.
  */
 public class FenceSchemaInitializer extends DataSourceScriptDatabaseInitializer {
+
+  /** How many times the scripts run before a failure is the start's failure. */
+  private static final int ATTEMPTS = 3;
 
   private final String table;
 
@@ -49,7 +53,7 @@ public class FenceSchemaInitializer extends DataSourceScriptDatabaseInitializer 
 
   @Override
   protected void runScripts(Scripts scripts) {
-    runTableScripts(scripts);
+    again(() -> runTableScripts(scripts));
     if (this.guard) {
       FenceDialect dialect = dialect(getDataSource());
       List<Resource> statements = new ArrayList<>();
@@ -59,11 +63,32 @@ public class FenceSchemaInitializer extends DataSourceScriptDatabaseInitializer 
                 statement.getBytes(StandardCharsets.UTF_8),
                 dialect.guardLocation() + " for table " + this.table));
       }
-      super.runScripts(
+      Scripts guardScripts =
           new Scripts(statements)
               .continueOnError(scripts.isContinueOnError())
               .separator(ScriptUtils.EOF_STATEMENT_SEPARATOR)
-              .encoding(StandardCharsets.UTF_8));
+              .encoding(StandardCharsets.UTF_8);
+      again(() -> super.runScripts(guardScripts));
+    }
+  }
+
+  /**
+   * Runs {@code scripts} again when they fail, up to {@value #ATTEMPTS} times. Instances that start
+   * together race on the same DDL (PostgreSQL: a duplicate key in {@code pg_type} for CREATE TABLE
+   * IF NOT EXISTS, "tuple concurrently updated" for CREATE OR REPLACE FUNCTION; H2: "object already
+   * exists" for CREATE TRIGGER IF NOT EXISTS); every statement may run again, and once the other
+   * instance's DDL has committed they pass.
+   */
+  private static void again(Runnable scripts) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        scripts.run();
+        return;
+      } catch (ScriptException ex) {
+        if (attempt == ATTEMPTS) {
+          throw ex;
+        }
+      }
     }
   }
 
