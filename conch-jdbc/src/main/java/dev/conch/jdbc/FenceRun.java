@@ -43,8 +43,9 @@ final class FenceRun {
     if (hold == Hold.HELD) {
       return;
     }
-    // A row that moved between the lock and the read moved to a newer token: no raise then, which
-    // would wait for the other holders of the lock this transaction already holds.
+    // A newer token was refused in hold(). MOVED: the row was at the token when the lock was
+    // taken and is not at the read after it; no raise then, which would wait for the other
+    // holders of the lock this transaction already holds.
     if (hold == Hold.NOT_AT_TOKEN && raiseHere()) {
       return;
     }
