@@ -258,6 +258,10 @@ public final class TransactionFence {
         }
         this.fence.raise(own, term, TERM_START_TIMEOUT);
         this.raised.merge(office, term.token(), Math::max);
+      } catch (FenceTableMissingException ex) {
+        // An application that has the fence but does not fence this office (or any): nothing to
+        // raise, and nothing to warn about at every term.
+        logger.debug("No fence table to raise office '" + office + "' in: " + ex.getMessage());
       } catch (SQLException | RuntimeException ex) {
         logger.warn(
             "Could not raise the fence of office '"
