@@ -11,8 +11,9 @@ import org.springframework.context.SmartLifecycle;
  * Raises the fence row of each office this application leads when its term begins, in a transaction
  * of its own ({@link TransactionFence#raiseAtTermStart}), so that every transaction of the term
  * begins after the older term's last commits and no transaction of the term has to raise the row
- * itself. Only offices that have a row in the fence table (fenced before, by any process) are
- * raised; a failure is logged and left to the term's first fence.
+ * itself. Only offices that this process fenced before, and that have a row in the fence table, are
+ * raised (an application that fences nothing makes no database call in its terms); a failure is
+ * logged and left to the term's first fence.
  *
  * <p>Starts just before the elections campaign, so that the hook is in place for the first win.
  */

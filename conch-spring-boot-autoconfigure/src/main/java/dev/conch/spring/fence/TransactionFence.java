@@ -239,13 +239,16 @@ public final class TransactionFence {
   }
 
   /**
-   * When a term begins: raises the office's fence row, if the table has one, in a transaction of
-   * its own, so that the term's transactions begin after the older term's last commits. Never
-   * throws: a database that cannot be reached, or an older transaction held past the timeout,
-   * leaves the raise to the term's first fence (logged at WARN).
+   * When a term begins: raises the office's fence row, if this process fenced the office before and
+   * the table has its row, in a transaction of its own, so that the term's transactions begin after
+   * the older term's last commits. Never throws: a database that cannot be reached, or an older
+   * transaction held past the timeout, leaves the raise to the term's first fence (logged at WARN).
    */
   void raiseAtTermStart(Leadership term) {
     String office = term.office();
+    if (!this.raised.containsKey(office)) {
+      return; // never fenced in this process: its first fence raises, and nothing else waits
+    }
     synchronized (this.raising.computeIfAbsent(office, o -> new Object())) {
       Long done = this.raised.get(office);
       if (done != null && done >= term.token()) {
