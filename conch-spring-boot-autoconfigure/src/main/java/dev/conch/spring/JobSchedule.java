@@ -26,8 +26,8 @@ import org.springframework.util.StringUtils;
  *       before the new leader looked is the missed one (the schedule of the instance that ran it is
  *       carried on, not the new leader's own);
  *   <li>fixed delay: there are no fixed times, so one run is due {@code delay} after the last
- *       recorded run ended (or, if it never said, after it started); it is missed when that moment
- *       passed before the new leader looked.
+ *       recorded run ended (or, if it never said, after it started, even once a later leader marked
+ *       it unknown); it is missed when that moment passed before the new leader looked.
  * </ul>
  */
 final class JobSchedule {
@@ -139,7 +139,10 @@ final class JobSchedule {
       case CRON -> cronMissed(last.scheduled(), now);
       case FIXED_RATE -> rateMissed(last.scheduled(), now);
       case FIXED_DELAY -> {
-        Instant from = (last.ended() != null) ? last.ended() : last.started();
+        // A run that never said how it ended counts from its start: the end an unknown run's
+        // record carries is when the next leader marked it, not when it stopped.
+        boolean saidWhen = last.ended() != null && last.outcome() != JobRecord.Outcome.UNKNOWN;
+        Instant from = saidWhen ? last.ended() : last.started();
         Instant due = from.plus(this.period);
         yield due.isAfter(now) ? null : new Missed(due, 1);
       }

@@ -75,6 +75,26 @@ class JobScheduleTest {
   }
 
   @Test
+  void fixedDelayAfterARunMarkedUnknownCountsFromItsStartNotFromTheMarking() {
+    JobSchedule delay = JobSchedule.fixedDelay(Duration.ofMinutes(5));
+    Instant marked = Instant.parse("2026-12-01T10:06:00Z");
+    JobRecord unknown =
+        new JobRecord(
+                "o",
+                "Job.run()",
+                7,
+                "a",
+                Instant.parse("2026-12-01T10:00:00Z"),
+                Instant.parse("2026-12-01T10:00:00Z"),
+                null,
+                JobRecord.Outcome.RUNNING)
+            .ended(marked, JobRecord.Outcome.UNKNOWN);
+    // The next leader marks the run unknown, then looks for missed firings at the same moment.
+    assertThat(delay.missed(unknown, marked))
+        .isEqualTo(new JobSchedule.Missed(Instant.parse("2026-12-01T10:05:00Z"), 1));
+  }
+
+  @Test
   void recordSurvivesItsJson() {
     JobRecord record = done("2026-12-01T10:00:00Z", "2026-12-01T10:01:00Z");
     assertThat(JobRecord.parse(record.toJson())).contains(record);

@@ -34,9 +34,12 @@ class TestOfficesMisfireTest {
     this.offices.awaitRuns(Report.class, "everyTwoSeconds", 1);
     Leadership ended = this.offices.expire("reports");
     long skipped = this.offices.skips(Report.class, "everyTwoSeconds");
+    // Vacant over two firings, not one: a run is recorded when it reaches conch, a little after
+    // the scheduler fired it (the first run of a context the most), so one skip may come before
+    // the recorded cadence's next moment, which is then not missed yet.
     Awaitility.await()
         .atMost(Duration.ofSeconds(10))
-        .until(() -> this.offices.skips(Report.class, "everyTwoSeconds") >= skipped + 1);
+        .until(() -> this.offices.skips(Report.class, "everyTwoSeconds") >= skipped + 2);
 
     Leadership term = this.offices.grant("reports");
 
