@@ -1,11 +1,11 @@
 package dev.conch.sample;
 
 import dev.conch.Holder;
-import dev.conch.spring.CandidacyPausedEvent;
-import dev.conch.spring.CandidacyResumedEvent;
 import dev.conch.spring.LeaderObservedEvent;
 import dev.conch.spring.LeadershipAcquiredEvent;
 import dev.conch.spring.LeadershipLostEvent;
+import dev.conch.spring.health.CandidacyPausedEvent;
+import dev.conch.spring.health.CandidacyResumedEvent;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;

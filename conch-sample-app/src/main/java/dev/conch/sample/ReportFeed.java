@@ -1,10 +1,10 @@
 package dev.conch.sample;
 
 import dev.conch.Leadership;
-import dev.conch.spring.CurrentLeadership;
 import dev.conch.spring.LeaderLifecycle;
-import dev.conch.spring.LeaderOnly;
-import dev.conch.spring.Misfire;
+import dev.conch.spring.leaderonly.CurrentLeadership;
+import dev.conch.spring.leaderonly.LeaderOnly;
+import dev.conch.spring.leaderonly.Misfire;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -113,7 +113,7 @@ public final class Elections implements DisposableBean {
    *
    * @throws NoSuchElementException when there is none and these elections cannot create one
    */
-  synchronized Election getOrCreate(String office) {
+  public synchronized Election getOrCreate(String office) {
     Election election = this.byOffice.get(office);
     if (election != null) {
       return election;

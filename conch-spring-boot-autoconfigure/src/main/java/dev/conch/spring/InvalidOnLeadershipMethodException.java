@@ -17,7 +17,7 @@ public final class InvalidOnLeadershipMethodException extends IllegalStateExcept
    * @param reason why conch cannot call it as a hook
    * @param action what to change
    */
-  InvalidOnLeadershipMethodException(String method, String reason, String action) {
+  public InvalidOnLeadershipMethodException(String method, String reason, String action) {
     super("@OnLeadership method " + method + " cannot be a hook: " + reason);
     this.method = method;
     this.reason = reason;

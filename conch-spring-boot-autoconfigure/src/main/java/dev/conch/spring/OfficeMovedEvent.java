@@ -1,6 +1,7 @@
 package dev.conch.spring;
 
 import dev.conch.OfficeGroup;
+import dev.conch.spring.support.OfficeBalancer;
 import org.springframework.context.ApplicationEvent;
 
 /**

@@ -2,8 +2,8 @@ package dev.conch.spring.fence;
 
 import dev.conch.Leadership;
 import dev.conch.jdbc.StaleTokenException;
-import dev.conch.spring.CurrentLeadership;
-import dev.conch.spring.LeaderOnly;
+import dev.conch.spring.leaderonly.CurrentLeadership;
+import dev.conch.spring.leaderonly.LeaderOnly;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;

@@ -2,7 +2,7 @@ package dev.conch.spring.boot.autoconfigure;
 
 import dev.conch.Election;
 import dev.conch.ElectionOptions;
-import dev.conch.spring.CandidacyPauses;
+import dev.conch.spring.health.CandidacyPauses;
 import java.time.Duration;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;

@@ -2,7 +2,7 @@ package dev.conch.spring.boot.autoconfigure;
 
 import dev.conch.etcd.EtcdSession;
 import dev.conch.process.ExternalCommandRunner;
-import dev.conch.spring.ExternalCommandRunnerLifecycle;
+import dev.conch.spring.support.ExternalCommandRunnerLifecycle;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionMessage;

@@ -1,8 +1,8 @@
 package dev.conch.spring.boot.autoconfigure;
 
 import dev.conch.InvalidArgumentException;
-import dev.conch.spring.CandidacyPauses;
-import dev.conch.spring.CandidacyPauses.Requirement;
+import dev.conch.spring.health.CandidacyPauses;
+import dev.conch.spring.health.CandidacyPauses.Requirement;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;

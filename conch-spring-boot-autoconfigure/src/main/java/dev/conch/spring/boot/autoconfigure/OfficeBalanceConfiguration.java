@@ -5,7 +5,7 @@ import dev.conch.InvalidArgumentException;
 import dev.conch.Setting;
 import dev.conch.etcd.EtcdSession;
 import dev.conch.spring.Elections;
-import dev.conch.spring.OfficeBalancer;
+import dev.conch.spring.support.OfficeBalancer;
 import java.util.concurrent.Executor;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;

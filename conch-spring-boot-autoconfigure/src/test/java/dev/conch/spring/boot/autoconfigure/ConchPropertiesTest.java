@@ -6,7 +6,7 @@ import dev.conch.ElectionOptions;
 import dev.conch.etcd.SessionOptions;
 import dev.conch.etcd.TimingBudget;
 import dev.conch.process.ExternalCommandRunner;
-import dev.conch.spring.CandidacyPauses;
+import dev.conch.spring.health.CandidacyPauses;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

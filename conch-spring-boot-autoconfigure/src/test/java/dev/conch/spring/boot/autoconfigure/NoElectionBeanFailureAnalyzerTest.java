@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatException;
 
 import dev.conch.Election;
 import dev.conch.spring.Elections;
-import dev.conch.spring.LeaderOnly;
 import dev.conch.spring.boot.autoconfigure.app.TestApplication;
+import dev.conch.spring.leaderonly.LeaderOnly;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;

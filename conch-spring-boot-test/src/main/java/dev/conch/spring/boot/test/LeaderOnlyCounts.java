@@ -1,8 +1,8 @@
 package dev.conch.spring.boot.test;
 
-import dev.conch.spring.LeaderOnly;
-import dev.conch.spring.LeaderOnlyInvocations;
-import dev.conch.spring.LeaderOnlyTasks;
+import dev.conch.spring.leaderonly.LeaderOnly;
+import dev.conch.spring.leaderonly.LeaderOnlyInvocations;
+import dev.conch.spring.leaderonly.LeaderOnlyTasks;
 import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.Set;

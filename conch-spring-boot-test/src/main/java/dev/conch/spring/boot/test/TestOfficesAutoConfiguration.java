@@ -1,12 +1,12 @@
 package dev.conch.spring.boot.test;
 
 import dev.conch.local.LocalOffices;
-import dev.conch.spring.CandidacyPauses;
 import dev.conch.spring.Elections;
-import dev.conch.spring.HealthGatedCandidacy;
-import dev.conch.spring.InMemoryJobRecords;
-import dev.conch.spring.LeaderOnlyJobs;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
+import dev.conch.spring.health.CandidacyPauses;
+import dev.conch.spring.health.HealthGatedCandidacy;
+import dev.conch.spring.leaderonly.InMemoryJobRecords;
+import dev.conch.spring.leaderonly.LeaderOnlyJobs;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

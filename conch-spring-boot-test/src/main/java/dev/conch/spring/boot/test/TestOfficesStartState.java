@@ -1,6 +1,6 @@
 package dev.conch.spring.boot.test;
 
-import dev.conch.spring.ConchLifecycle;
+import dev.conch.spring.support.ConchLifecycle;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.event.ContextRefreshedEvent;

@@ -7,7 +7,7 @@ import dev.conch.Election;
 import dev.conch.ElectionOptions;
 import dev.conch.NotLeaderException;
 import dev.conch.local.LocalOffices;
-import dev.conch.spring.CurrentLeadership;
+import dev.conch.spring.leaderonly.CurrentLeadership;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;

@@ -3,9 +3,9 @@ package dev.conch.spring.boot.test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.conch.Leadership;
-import dev.conch.spring.JobRecord;
-import dev.conch.spring.LeaderOnly;
-import dev.conch.spring.Misfire;
+import dev.conch.spring.leaderonly.JobRecord;
+import dev.conch.spring.leaderonly.LeaderOnly;
+import dev.conch.spring.leaderonly.Misfire;
 import java.time.Duration;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;

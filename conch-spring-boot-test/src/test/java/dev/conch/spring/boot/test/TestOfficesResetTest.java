@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.conch.Holder;
 import dev.conch.State;
-import dev.conch.spring.LeaderOnly;
+import dev.conch.spring.leaderonly.LeaderOnly;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;

@@ -2,9 +2,9 @@ package dev.conch.spring.boot.autoconfigure.fence;
 
 import dev.conch.Election;
 import dev.conch.Leadership;
-import dev.conch.spring.CurrentLeadership;
 import dev.conch.spring.Elections;
 import dev.conch.spring.fence.LeadershipTerms;
+import dev.conch.spring.leaderonly.CurrentLeadership;
 import java.util.Optional;
 import org.springframework.beans.factory.ObjectProvider;
 

@@ -1,10 +1,10 @@
 package dev.conch.spring.boot.autoconfigure.health;
 
-import dev.conch.spring.CandidacyPauses;
 import dev.conch.spring.Elections;
-import dev.conch.spring.ExternalCommandRunnerLifecycle;
-import dev.conch.spring.HealthGatedCandidacy;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
+import dev.conch.spring.health.CandidacyPauses;
+import dev.conch.spring.health.HealthGatedCandidacy;
+import dev.conch.spring.support.ExternalCommandRunnerLifecycle;
 import java.time.Clock;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -2,11 +2,11 @@ package dev.conch.spring.boot.autoconfigure.health;
 
 import dev.conch.Election;
 import dev.conch.etcd.EtcdSession;
-import dev.conch.spring.ConchLifecycle;
 import dev.conch.spring.Elections;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import dev.conch.spring.boot.health.ConchHealthIndicator;
 import dev.conch.spring.boot.health.LeaderReadinessHealthIndicator;
+import dev.conch.spring.support.ConchLifecycle;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;

@@ -1,7 +1,7 @@
 package dev.conch.spring.boot.autoconfigure.health;
 
-import dev.conch.spring.ConchLifecycle;
 import dev.conch.spring.Elections;
+import dev.conch.spring.support.ConchLifecycle;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;

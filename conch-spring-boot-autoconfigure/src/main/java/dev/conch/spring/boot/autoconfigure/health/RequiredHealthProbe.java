@@ -1,9 +1,9 @@
 package dev.conch.spring.boot.autoconfigure.health;
 
 import dev.conch.InvalidArgumentException;
-import dev.conch.spring.CandidacyPauses;
 import dev.conch.spring.boot.health.ConchHealthIndicator;
 import dev.conch.spring.boot.health.LeaderReadinessHealthIndicator;
+import dev.conch.spring.health.CandidacyPauses;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;

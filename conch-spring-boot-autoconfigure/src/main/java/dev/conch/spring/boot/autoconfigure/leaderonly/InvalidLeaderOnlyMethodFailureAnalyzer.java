@@ -1,7 +1,7 @@
 package dev.conch.spring.boot.autoconfigure.leaderonly;
 
-import dev.conch.spring.InvalidLeaderOnlyMethodException;
-import dev.conch.spring.LeaderOnly;
+import dev.conch.spring.leaderonly.InvalidLeaderOnlyMethodException;
+import dev.conch.spring.leaderonly.LeaderOnly;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 

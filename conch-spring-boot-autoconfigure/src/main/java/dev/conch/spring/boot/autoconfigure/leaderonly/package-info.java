@@ -1,4 +1,4 @@
-/** Auto-configuration of {@link dev.conch.spring.LeaderOnly @LeaderOnly} methods. */
+/** Auto-configuration of {@link dev.conch.spring.leaderonly.LeaderOnly @LeaderOnly} methods. */
 @NullMarked
 package dev.conch.spring.boot.autoconfigure.leaderonly;
 

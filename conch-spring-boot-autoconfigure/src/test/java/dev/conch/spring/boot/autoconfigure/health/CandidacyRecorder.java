@@ -1,8 +1,8 @@
 package dev.conch.spring.boot.autoconfigure.health;
 
-import dev.conch.spring.CandidacyEvent;
-import dev.conch.spring.CandidacyPausedEvent;
 import dev.conch.spring.LeadershipLostEvent;
+import dev.conch.spring.health.CandidacyEvent;
+import dev.conch.spring.health.CandidacyPausedEvent;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.springframework.context.event.EventListener;

@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.conch.Election;
-import dev.conch.spring.CurrentLeadership;
-import dev.conch.spring.JobRecord;
-import dev.conch.spring.LeaderOnly;
-import dev.conch.spring.LeaderOnlyJobs;
-import dev.conch.spring.LeaderOnlyTasks;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import dev.conch.spring.boot.autoconfigure.lifecycle.LeaderLifecycleAutoConfiguration;
+import dev.conch.spring.leaderonly.CurrentLeadership;
+import dev.conch.spring.leaderonly.JobRecord;
+import dev.conch.spring.leaderonly.LeaderOnly;
+import dev.conch.spring.leaderonly.LeaderOnlyJobs;
+import dev.conch.spring.leaderonly.LeaderOnlyTasks;
 import dev.conch.test.EtcdExtension;
 import java.time.Duration;
 import java.util.List;

@@ -6,10 +6,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.conch.Election;
 import dev.conch.State;
-import dev.conch.spring.CurrentLeadership;
 import dev.conch.spring.Elections;
-import dev.conch.spring.LeaderOnly;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
+import dev.conch.spring.leaderonly.CurrentLeadership;
+import dev.conch.spring.leaderonly.LeaderOnly;
 import dev.conch.test.EtcdExtension;
 import java.time.Duration;
 import java.util.List;

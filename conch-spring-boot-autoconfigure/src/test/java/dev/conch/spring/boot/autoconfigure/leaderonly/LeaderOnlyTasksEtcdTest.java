@@ -6,9 +6,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.conch.Election;
 import dev.conch.State;
-import dev.conch.spring.CurrentLeadership;
-import dev.conch.spring.LeaderOnlyTasks;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
+import dev.conch.spring.leaderonly.CurrentLeadership;
+import dev.conch.spring.leaderonly.LeaderOnlyTasks;
 import dev.conch.test.EtcdExtension;
 import java.time.Duration;
 import java.util.List;

@@ -1,8 +1,8 @@
 package dev.conch.spring.boot.autoconfigure.leaderonly;
 
 import dev.conch.Leadership;
-import dev.conch.spring.JobRecord;
-import dev.conch.spring.JobRecords;
+import dev.conch.spring.leaderonly.JobRecord;
+import dev.conch.spring.leaderonly.JobRecords;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;

@@ -1,0 +1,278 @@
+package dev.conch.spring.leaderonly;
+
+import dev.conch.Leadership;
+import dev.conch.spring.Elections;
+import dev.conch.spring.observation.DefaultLeaderOnlyObservationConvention;
+import dev.conch.spring.observation.LeaderOnlyObservationContext;
+import dev.conch.spring.observation.LeaderOnlyObservationConvention;
+import dev.conch.spring.support.RequiredOffices;
+import io.micrometer.observation.ObservationRegistry;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.framework.AopInfrastructureBean;
+import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.scheduling.annotation.Async;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Proxies every bean that has {@link LeaderOnly @LeaderOnly} methods (or adds the advice to its
+ * existing proxy, ahead of the other advisors, so that no transaction opens for a skipped call),
+ * refuses methods a proxy cannot guard, and names the offices they need.
+ *
+ * <p>It runs before the {@code @Scheduled} post-processor, so that scheduled calls go through the
+ * proxy.
+ */
+public final class LeaderOnlyAnnotationBeanPostProcessor
+    extends AbstractBeanFactoryAwareAdvisingPostProcessor implements RequiredOffices {
+
+  private final List<Requirement> offices = new CopyOnWriteArrayList<>();
+
+  private @Nullable LeaderOnlyJobs jobs;
+
+  /** Whether each class seen has {@code @LeaderOnly} methods: each class is scanned once. */
+  private final Map<Class<?>, Boolean> checked = new ConcurrentHashMap<>();
+
+  /** The guard of the methods, shared with {@link LeaderOnlyTasks}: one path for both. */
+  private volatile @Nullable LeaderOnlyMethodInterceptor interceptor;
+
+  /** Whether Micrometer's meters are on the class path. */
+  private static final boolean METERS_PRESENT =
+      ClassUtils.isPresent(
+          "io.micrometer.core.instrument.MeterRegistry",
+          LeaderOnlyAnnotationBeanPostProcessor.class.getClassLoader());
+
+  /** A post-processor with class-based proxies, ordered before {@code @Scheduled}'s. */
+  public LeaderOnlyAnnotationBeanPostProcessor() {
+    setProxyTargetClass(true);
+    setBeforeExistingAdvisors(true);
+    setOrder(Ordered.LOWEST_PRECEDENCE - 1);
+  }
+
+  @Override
+  public void setBeanFactory(BeanFactory beanFactory) {
+    super.setBeanFactory(beanFactory);
+    Listeners listeners = new Listeners(beanFactory);
+    this.jobs = LeaderOnlyJobsFactory.jobs(beanFactory, METERS_PRESENT);
+    LeaderOnlyMethodInterceptor interceptor =
+        new LeaderOnlyMethodInterceptor(
+            () -> beanFactory.getBean(Elections.class),
+            office -> resolve(beanFactory, office),
+            listeners,
+            listeners,
+            this.jobs);
+    this.interceptor = interceptor;
+    this.advisor =
+        new DefaultPointcutAdvisor(
+            new AnnotationMatchingPointcut(null, LeaderOnly.class, true), interceptor);
+  }
+
+  @Override
+  public Object postProcessAfterInitialization(Object bean, String beanName) {
+    if (bean instanceof AopInfrastructureBean) {
+      return bean;
+    }
+    Class<?> targetClass = AopProxyUtils.ultimateTargetClass(bean);
+    Boolean annotated = this.checked.get(targetClass);
+    if (annotated == null) {
+      annotated = check(targetClass, beanName);
+      this.checked.put(targetClass, annotated);
+    }
+    // Without @LeaderOnly methods the pointcut matches none of them: no second scan of the
+    // class's methods to find that out again (every bean of the context passes through here).
+    if (!annotated) {
+      return bean;
+    }
+    Object proxy = super.postProcessAfterInitialization(bean, beanName);
+    LeaderOnlyJobs known = this.jobs;
+    if (known != null) {
+      for (LeaderOnlyJob job : known.all()) {
+        if (job.method().getDeclaringClass().isAssignableFrom(targetClass)) {
+          known.bean(job.method(), proxy);
+        }
+      }
+    }
+    return proxy;
+  }
+
+  /**
+   * The {@code @Scheduled} jobs among the {@code @LeaderOnly} methods: their records, misfire
+   * recovery and last runs.
+   */
+  public LeaderOnlyJobs jobs() {
+    return Objects.requireNonNull(this.jobs, "no bean factory yet");
+  }
+
+  /** The guard of the methods, once the bean factory is set. */
+  LeaderOnlyMethodInterceptor interceptor() {
+    LeaderOnlyMethodInterceptor set = this.interceptor;
+    if (set == null) {
+      throw new IllegalStateException("LeaderOnlyAnnotationBeanPostProcessor has no bean factory");
+    }
+    return set;
+  }
+
+  @Override
+  public Collection<Requirement> offices() {
+    return List.copyOf(this.offices);
+  }
+
+  /** Refuses what a proxy cannot guard and records the offices; whether there is any method. */
+  private boolean check(Class<?> targetClass, String beanName) {
+    if (!AnnotationUtils.isCandidateClass(targetClass, LeaderOnly.class)) {
+      return false;
+    }
+    Map<Method, LeaderOnly> annotated =
+        MethodIntrospector.selectMethods(
+            targetClass,
+            (MethodIntrospector.MetadataLookup<LeaderOnly>)
+                method -> AnnotatedElementUtils.findMergedAnnotation(method, LeaderOnly.class));
+    annotated.forEach(
+        (method, annotation) -> {
+          String description = "@LeaderOnly " + beanName + "." + method.getName() + "()";
+          int modifiers = method.getModifiers();
+          if (Modifier.isPrivate(modifiers)
+              || Modifier.isFinal(modifiers)
+              || Modifier.isStatic(modifiers)) {
+            throw new InvalidLeaderOnlyMethodException(
+                method,
+                "is "
+                    + Modifier.toString(
+                        modifiers & (Modifier.PRIVATE | Modifier.FINAL | Modifier.STATIC))
+                    + ", so no proxy can intercept it and it would run on every instance",
+                "Make it neither private, final nor static.");
+          }
+          if (AnnotatedElementUtils.hasAnnotation(method, Async.class)
+              || AnnotatedElementUtils.hasAnnotation(targetClass, Async.class)) {
+            throw new InvalidLeaderOnlyMethodException(
+                method,
+                "is also @Async: leadership would be checked on the caller's thread and the"
+                    + " work done on another, possibly after the term ended",
+                "Remove @Async, or call the @LeaderOnly method from inside the @Async one.");
+          }
+          String office = resolve(this.beanFactory, annotation.office());
+          LeaderOnlyJob job =
+              LeaderOnlyJobsFactory.job(
+                  method, annotation, office, v -> resolve(this.beanFactory, v));
+          if (job != null && this.jobs != null) {
+            this.jobs.register(job);
+          }
+          this.offices.add(new Requirement(office, description));
+        });
+    return !annotated.isEmpty();
+  }
+
+  private static String resolve(@Nullable BeanFactory beanFactory, String office) {
+    if (beanFactory instanceof ConfigurableBeanFactory configurable) {
+      String resolved = configurable.resolveEmbeddedValue(office);
+      return (resolved != null) ? resolved : "";
+    }
+    return office;
+  }
+
+  /**
+   * What watches the calls, looked up on first use. The starter's own record of each call, run or
+   * skipped: an observation when the application has an {@code ObservationRegistry} (named by its
+   * {@link LeaderOnlyObservationConvention} bean, if it has one), else the {@code conch.leaderonly}
+   * timer when it has a {@code MeterRegistry}; one of the two, so that a call is counted once. Then
+   * every {@link LeaderOnlyInvocations} bean.
+   */
+  private static final class Listeners implements LeaderOnlyInvocations, LeaderOnlyObserver {
+
+    private final BeanFactory beanFactory;
+
+    private volatile @Nullable LeaderOnlyObserver observer;
+
+    private volatile @Nullable List<LeaderOnlyInvocations> all;
+
+    Listeners(BeanFactory beanFactory) {
+      this.beanFactory = beanFactory;
+    }
+
+    @Override
+    public void skipped(LeaderOnlyObservationContext context) {
+      observer().skipped(context);
+    }
+
+    @Override
+    public @Nullable Object run(LeaderOnlyObservationContext context, Call call) throws Throwable {
+      return observer().run(context, call);
+    }
+
+    @Override
+    public void run(String office, String method) {
+      all().forEach(listener -> listener.run(office, method));
+    }
+
+    @Override
+    public void skipped(String office, String method) {
+      all().forEach(listener -> listener.skipped(office, method));
+    }
+
+    /** Each listener wraps the next: the first bean is the outermost. */
+    @Override
+    public @Nullable Object proceed(Leadership leadership, String method, Call call)
+        throws Throwable {
+      Call chained = call;
+      List<LeaderOnlyInvocations> listeners = all();
+      for (int i = listeners.size() - 1; i >= 0; i--) {
+        LeaderOnlyInvocations listener = listeners.get(i);
+        Call inner = chained;
+        chained = () -> listener.proceed(leadership, method, inner);
+      }
+      return chained.proceed();
+    }
+
+    private LeaderOnlyObserver observer() {
+      LeaderOnlyObserver found = this.observer;
+      if (found == null) {
+        found = observerOf(this.beanFactory);
+        this.observer = found;
+      }
+      return found;
+    }
+
+    private List<LeaderOnlyInvocations> all() {
+      List<LeaderOnlyInvocations> listeners = this.all;
+      if (listeners == null) {
+        listeners =
+            (this.beanFactory instanceof ListableBeanFactory listable)
+                ? List.copyOf(listable.getBeansOfType(LeaderOnlyInvocations.class).values())
+                : List.of();
+        this.all = listeners;
+      }
+      return listeners;
+    }
+
+    private static LeaderOnlyObserver observerOf(BeanFactory beanFactory) {
+      LeaderOnlyObservationConvention convention =
+          beanFactory
+              .getBeanProvider(LeaderOnlyObservationConvention.class)
+              .getIfUnique(DefaultLeaderOnlyObservationConvention::new);
+      ObservationRegistry observations =
+          beanFactory.getBeanProvider(ObservationRegistry.class).getIfUnique();
+      if (observations != null && !observations.isNoop()) {
+        return new LeaderOnlyObservations(observations, convention);
+      }
+      LeaderOnlyObserver meters =
+          METERS_PRESENT ? LeaderOnlyMetrics.of(beanFactory, convention) : null;
+      return (meters != null) ? meters : LeaderOnlyObserver.NONE;
+    }
+  }
+}

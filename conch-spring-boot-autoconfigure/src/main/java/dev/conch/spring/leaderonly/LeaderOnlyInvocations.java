@@ -1,0 +1,56 @@
+package dev.conch.spring.leaderonly;
+
+import dev.conch.Leadership;
+import java.lang.reflect.Method;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Told of each call of a {@link LeaderOnly @LeaderOnly} method: whether it ran or was skipped.
+ * Every bean of this type is told (the test kit's {@code TestOffices} is one); its {@link #proceed}
+ * runs inside the starter's own observation, or timer, of the call.
+ */
+public interface LeaderOnlyInvocations {
+
+  /**
+   * The method runs: this instance leads {@code office}.
+   *
+   * @param method the method, as {@code Class.method()}
+   */
+  default void run(String office, String method) {}
+
+  /**
+   * The call was skipped: this instance does not lead {@code office}.
+   *
+   * @param method the method, as {@code Class.method()}
+   */
+  default void skipped(String office, String method) {}
+
+  /**
+   * Makes the call of a method that runs, after {@link #run}: an implementation may wrap it, and
+   * calls {@code call} once, on the calling thread.
+   *
+   * @param leadership the term the method runs in
+   * @param method the method, as {@code Class.method()}
+   * @return what {@code call} returned
+   */
+  default @Nullable Object proceed(Leadership leadership, String method, Call call)
+      throws Throwable {
+    return call.proceed();
+  }
+
+  /**
+   * How {@code method} is named in these calls, {@code Class.method()}: the simple name of the
+   * class that declares it and the method's name.
+   */
+  static String methodName(Method method) {
+    return method.getDeclaringClass().getSimpleName() + "." + method.getName() + "()";
+  }
+
+  /** The call of a {@link LeaderOnly @LeaderOnly} method. */
+  @FunctionalInterface
+  interface Call {
+
+    /** Calls the method. */
+    @Nullable Object proceed() throws Throwable;
+  }
+}

@@ -1,0 +1,359 @@
+package dev.conch.spring.leaderonly;
+
+import dev.conch.Election;
+import dev.conch.Leadership;
+import dev.conch.spring.Elections;
+import dev.conch.spring.LeadershipAcquiredEvent;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.context.ApplicationListener;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * The {@code @Scheduled} {@link LeaderOnly @LeaderOnly} jobs of the application: claims each firing
+ * in the job's record before it runs and records how it ended, and, when this instance starts
+ * leading an office (after its acquire hooks), finds the firings of the office's jobs that nobody
+ * ran and applies each job's {@link LeaderOnly#misfire()} policy ({@link MisfireRecovery}).
+ */
+public final class LeaderOnlyJobs
+    implements ApplicationListener<LeadershipAcquiredEvent>, DisposableBean {
+
+  private static final Log logger = LogFactory.getLog(LeaderOnlyJobs.class);
+
+  /** A firing the recovery claimed, handed to the interceptor of the call it makes. */
+  private static final ThreadLocal<@Nullable JobFiring> PRECLAIMED = new ThreadLocal<>();
+
+  private final Map<Method, LeaderOnlyJob> jobs = new ConcurrentHashMap<>();
+
+  private final Supplier<Elections> elections;
+
+  private final Supplier<JobRecords> records;
+
+  private final Supplier<Clock> clock;
+
+  private final Supplier<JobMeters> meters;
+
+  private final Object lock = new Object();
+
+  private @Nullable ExecutorService recovery;
+
+  private boolean closed;
+
+  LeaderOnlyJobs(
+      Supplier<Elections> elections,
+      Supplier<JobRecords> records,
+      Supplier<Clock> clock,
+      Supplier<JobMeters> meters) {
+    this.elections = elections;
+    this.records = records;
+    this.clock = clock;
+    this.meters = meters;
+  }
+
+  void register(LeaderOnlyJob job) {
+    this.jobs.put(job.method(), job);
+  }
+
+  /** Remembers the bean (its proxy) a missed firing of {@code method} is run on. */
+  void bean(Method method, Object proxy) {
+    LeaderOnlyJob job = this.jobs.get(method);
+    if (job != null) {
+      job.bean(proxy);
+    }
+  }
+
+  /**
+   * The last firing of each job of {@code office} this instance knows of: one it claimed, or read
+   * when it last started leading the office; no store is read.
+   */
+  public List<JobRecord> lastRuns(String office) {
+    List<JobRecord> runs = new ArrayList<>();
+    for (LeaderOnlyJob job : jobsOf(office)) {
+      JobRecord last = job.last();
+      if (last != null) {
+        runs.add(last);
+      }
+    }
+    return runs;
+  }
+
+  Collection<LeaderOnlyJob> all() {
+    return this.jobs.values();
+  }
+
+  /**
+   * Counts a firing of {@code method}, if it is a job, that did not run here: not leading, or (when
+   * {@code claimed}) its claim was refused and already counted.
+   */
+  void skipped(String office, Method method, boolean counted) {
+    LeaderOnlyJob job = this.jobs.get(method);
+    if (job != null && !counted) {
+      this.meters.get().count(office, job.tag(), JobMeters.SKIPPED, 1);
+    }
+  }
+
+  /**
+   * Claims the firing a call of {@code method} in {@code term} is: {@link JobFiring#UNRECORDED}
+   * when the method is no job; null when the firing must not run (another term claimed it, the term
+   * ended in the store, or the store could not be written).
+   */
+  @Nullable JobFiring claim(Leadership term, Method method) {
+    LeaderOnlyJob job = this.jobs.get(method);
+    if (job == null) {
+      return JobFiring.UNRECORDED;
+    }
+    JobFiring preclaimed = PRECLAIMED.get();
+    if (preclaimed != null && preclaimed.isOf(job)) {
+      PRECLAIMED.remove();
+      return preclaimed.isIn(term) ? preclaimed : null;
+    }
+    // When it fired, not when the look below ended: a fixed-rate firing is recorded at this time,
+    // and the next leader counts the missed ones from it; recorded late by the look, the firing
+    // due one period after this one would not be missed yet for a leader that looks soon after.
+    Instant now = this.clock.get().instant();
+    Instant firing = job.schedule().firingAt(now);
+    // The first firing of a term waits for (or makes) the term's look for missed firings, so a
+    // missed firing runs before the term's own, whichever thread comes first.
+    recoverOnce(term, job);
+    JobFiring claimed = null;
+    if (!job.recovered(term.token(), firing)) {
+      try {
+        claimed = claim(term, job, firing, now);
+      } catch (RuntimeException ex) {
+        logger.warn(
+            "Not running "
+                + job.tag()
+                + " (firing "
+                + firing
+                + "): its record in office '"
+                + term.office()
+                + "' could not be claimed: "
+                + ex.getMessage());
+      }
+    }
+    this.meters
+        .get()
+        .count(term.office(), job.tag(), (claimed != null) ? JobMeters.RUN : JobMeters.SKIPPED, 1);
+    return claimed;
+  }
+
+  private @Nullable JobFiring claim(
+      Leadership term, LeaderOnlyJob job, Instant firing, Instant now) {
+    JobRecords store = this.records.get();
+    JobRecords.Versioned last = job.seen(term.token());
+    if (last == null) {
+      last = store.read(term.office(), job.name()).orElse(null);
+    }
+    for (int attempt = 0; attempt < 3; attempt++) {
+      // A cron time is one firing wherever it runs: one another term claimed (its clock ahead of
+      // ours) is not run again. Fixed-rate and fixed-delay runs are each their own moment.
+      if (last != null
+          && job.schedule().kind() == JobSchedule.Kind.CRON
+          && last.record().token() != term.token()
+          && !last.record().scheduled().isBefore(firing)) {
+        logger.info(
+            "Not running "
+                + job.tag()
+                + " (firing "
+                + firing
+                + "): term "
+                + last.record().token()
+                + " of office '"
+                + term.office()
+                + "' claimed it");
+        return null;
+      }
+      JobRecord claim =
+          new JobRecord(
+              term.office(),
+              job.name(),
+              term.token(),
+              Objects.requireNonNullElse(term.holder().id(), ""),
+              firing,
+              now,
+              null,
+              JobRecord.Outcome.RUNNING);
+      long revision = (last != null) ? last.revision() : 0;
+      OptionalLong written = store.write(term, claim, revision);
+      if (written.isPresent()) {
+        JobRecords.Versioned claimed = new JobRecords.Versioned(claim, written.getAsLong());
+        job.seen(term.token(), claimed);
+        return new JobFiring(this.records, this.clock, job, term, claimed);
+      }
+      JobRecords.Versioned fresh = store.read(term.office(), job.name()).orElse(null);
+      long seen = (fresh != null) ? fresh.revision() : 0;
+      if (seen == revision) {
+        // The record did not move: the fence refused the token, this term ended in the store.
+        logger.info(
+            "Not running "
+                + job.tag()
+                + " (firing "
+                + firing
+                + "): term "
+                + term.token()
+                + " no longer holds office '"
+                + term.office()
+                + "' in the store");
+        job.seen(term.token(), null);
+        return null;
+      }
+      last = fresh;
+    }
+    return null;
+  }
+
+  /** Starts the misfire recovery of the office's jobs, off the event's thread. */
+  @Override
+  public void onApplicationEvent(LeadershipAcquiredEvent event) {
+    List<LeaderOnlyJob> mine = jobsOf(event.getOffice());
+    if (mine.isEmpty()) {
+      if (logger.isDebugEnabled()) {
+        logger.debug(
+            "No missed firings to look for in office '"
+                + event.getOffice()
+                + "' (term "
+                + event.getToken()
+                + "): none of the jobs "
+                + tags(this.jobs.values())
+                + " is in it");
+      }
+      return;
+    }
+    Election election = event.getElection();
+    long token = event.getToken();
+    ExecutorService executor = executor();
+    if (executor == null) {
+      logger.debug(
+          "Not looking for missed firings of " + tags(mine) + ": the application is closing");
+      return;
+    }
+    executor.execute(
+        () -> {
+          Optional<Leadership> term = election.leadership();
+          if (term.isEmpty() || term.get().token() != token) {
+            if (logger.isDebugEnabled()) {
+              logger.debug(
+                  "Not looking for missed firings of "
+                      + tags(mine)
+                      + ": term "
+                      + token
+                      + " of office '"
+                      + event.getOffice()
+                      + "' ended before the look began");
+            }
+            return;
+          }
+          for (LeaderOnlyJob job : mine) {
+            recoverOnce(term.get(), job);
+          }
+        });
+  }
+
+  /**
+   * Looks for the missed firings of {@code job} once per term: under the job's lock, so that a
+   * firing of the term that comes meanwhile waits until the missed one ran.
+   */
+  private void recoverOnce(Leadership term, LeaderOnlyJob job) {
+    synchronized (job) {
+      if (job.examine(term.token())) {
+        new MisfireRecovery(this.records.get(), this.clock.get(), this.meters.get(), this)
+            .recover(term, job);
+      }
+    }
+  }
+
+  /** Runs {@code claim}, a missed firing of {@code job} claimed by the recovery, on its bean. */
+  void runMissed(LeaderOnlyJob job, Leadership term, JobRecords.Versioned claim) {
+    Object bean = job.bean();
+    if (bean == null) {
+      logger.warn(
+          "Missed firing of "
+              + job.tag()
+              + " (firing "
+              + claim.record().scheduled()
+              + ") claimed in office '"
+              + term.office()
+              + "' but not run: no bean of this application has the method");
+      return;
+    }
+    job.recovered(term.token(), claim);
+    PRECLAIMED.set(new JobFiring(this.records, this.clock, job, term, claim));
+    try {
+      Method method = job.method();
+      ReflectionUtils.makeAccessible(method);
+      method.invoke(bean);
+    } catch (InvocationTargetException ex) {
+      logger.warn("Missed firing of " + job.tag() + " failed", ex.getTargetException());
+    } catch (IllegalAccessException ex) {
+      logger.warn("Missed firing of " + job.tag() + " could not be run", ex);
+    } finally {
+      PRECLAIMED.remove();
+    }
+  }
+
+  private static List<String> tags(Collection<LeaderOnlyJob> jobs) {
+    List<String> tags = new ArrayList<>();
+    for (LeaderOnlyJob job : jobs) {
+      tags.add(job.tag());
+    }
+    return tags;
+  }
+
+  private List<LeaderOnlyJob> jobsOf(String office) {
+    String defaultOffice = this.elections.get().defaultOffice().orElse("");
+    List<LeaderOnlyJob> mine = new ArrayList<>();
+    for (LeaderOnlyJob job : this.jobs.values()) {
+      String of = job.office().isEmpty() ? defaultOffice : job.office();
+      if (of.equals(office)) {
+        mine.add(job);
+      }
+    }
+    return mine;
+  }
+
+  private @Nullable ExecutorService executor() {
+    synchronized (this.lock) {
+      if (this.closed) {
+        return null;
+      }
+      if (this.recovery == null) {
+        this.recovery =
+            Executors.newSingleThreadExecutor(
+                runnable -> {
+                  Thread thread = new Thread(runnable, "conch-misfire");
+                  thread.setDaemon(true);
+                  return thread;
+                });
+      }
+      return this.recovery;
+    }
+  }
+
+  /** Stops the recovery thread; a missed firing running now is interrupted. */
+  @Override
+  public void destroy() {
+    synchronized (this.lock) {
+      this.closed = true;
+      if (this.recovery != null) {
+        this.recovery.shutdownNow();
+      }
+    }
+  }
+}

@@ -1,0 +1,49 @@
+package dev.conch.spring.leaderonly;
+
+import dev.conch.spring.observation.LeaderOnlyObservationContext;
+import dev.conch.spring.observation.LeaderOnlyObservationConvention;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Observes each call of a {@code @LeaderOnly} method ({@code conch.leaderonly}): a call that runs
+ * is a child of the observation current on the calling thread (a {@code @Scheduled} run's) and
+ * current while the method runs; a skipped call is an observation of its own, started and stopped
+ * at once, with the outcome {@code SKIPPED}.
+ */
+final class LeaderOnlyObservations implements LeaderOnlyObserver {
+
+  private final ObservationRegistry registry;
+
+  private final LeaderOnlyObservationConvention convention;
+
+  /** Observations in {@code registry} named by {@code convention}. */
+  LeaderOnlyObservations(ObservationRegistry registry, LeaderOnlyObservationConvention convention) {
+    this.registry = registry;
+    this.convention = convention;
+  }
+
+  @Override
+  public void skipped(LeaderOnlyObservationContext context) {
+    observation(context).start().stop();
+  }
+
+  @Override
+  public @Nullable Object run(LeaderOnlyObservationContext context, LeaderOnlyInvocations.Call call)
+      throws Throwable {
+    Observation observation = observation(context).start();
+    try (Observation.Scope scope = observation.openScope()) {
+      return call.proceed();
+    } catch (Throwable ex) {
+      observation.error(ex);
+      throw ex;
+    } finally {
+      observation.stop();
+    }
+  }
+
+  private Observation observation(LeaderOnlyObservationContext context) {
+    return Observation.createNotStarted(null, this.convention, () -> context, this.registry);
+  }
+}
