@@ -2,7 +2,6 @@ package dev.conch.spring.boot.autoconfigure.actuate;
 
 import dev.conch.Election;
 import dev.conch.Holder;
-import dev.conch.InvalidArgumentException;
 import dev.conch.etcd.EtcdSession;
 import dev.conch.local.LocalOffices;
 import dev.conch.spring.Elections;
@@ -25,7 +24,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.env.Environment;
 
 /**
  * {@link EnableAutoConfiguration Auto-configuration} for the {@link ConchEndpoint} and its web
@@ -41,9 +39,6 @@ import org.springframework.core.env.Environment;
 @ConditionalOnBean(Elections.class)
 public final class ConchEndpointAutoConfiguration {
 
-  /** The property that once mapped the write operation, refused at startup since it was removed. */
-  static final String REMOVED_WRITE_PROPERTY = "conch.endpoint.write.enabled";
-
   /** The endpoint, when it is available; over the web, the extension with the status codes. */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnAvailableEndpoint(ConchEndpoint.class)
@@ -57,9 +52,7 @@ public final class ConchEndpointAutoConfiguration {
         ObjectProvider<LocalOffices> localOffices,
         ObjectProvider<OfficeTimings> timings,
         ObjectProvider<LeaderOnlyJobs> jobs,
-        ObjectProvider<OfficeBalancer> balancer,
-        Environment environment) {
-      refuseRemovedWriteProperty(environment);
+        ObjectProvider<OfficeBalancer> balancer) {
       OfficeTimings known = timings.getIfUnique();
       OfficeBalancer group = balancer.getIfUnique();
       return new ConchEndpoint(
@@ -71,22 +64,6 @@ public final class ConchEndpointAutoConfiguration {
             return (found != null) ? found.lastRuns(office) : List.of();
           },
           (group != null) ? group::group : Optional::empty);
-    }
-
-    /**
-     * {@code conch.endpoint.write.enabled} was replaced by Boot's endpoint access; an application
-     * that still sets it is told so rather than silently losing (or keeping) its write operation.
-     */
-    private static void refuseRemovedWriteProperty(Environment environment) {
-      String value = environment.getProperty(REMOVED_WRITE_PROPERTY);
-      if (value != null) {
-        throw new InvalidArgumentException(
-            REMOVED_WRITE_PROPERTY,
-            value,
-            "no value: the property was removed. Write operations follow the endpoint's access:"
-                + " management.endpoint.conch.access=unrestricted maps them, read-only (the"
-                + " default) does not");
-      }
     }
 
     @Bean

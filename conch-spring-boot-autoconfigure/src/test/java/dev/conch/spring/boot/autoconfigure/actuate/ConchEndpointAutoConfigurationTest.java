@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.tuple;
 
 import dev.conch.Election;
-import dev.conch.InvalidArgumentException;
 import dev.conch.local.LocalOffices;
 import dev.conch.spring.Elections;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint;
@@ -52,20 +51,6 @@ class ConchEndpointAutoConfigurationTest {
 
     assertThat(endpoint.id()).isEqualTo("conch");
     assertThat(endpoint.defaultAccess()).isEqualTo(Access.READ_ONLY);
-  }
-
-  @Test
-  void removedWritePropertyFailsStartupNamingItsReplacement() {
-    this.contextRunner
-        .withPropertyValues("conch.endpoint.write.enabled=true")
-        .run(
-            context ->
-                assertThat(context)
-                    .getFailure()
-                    .rootCause()
-                    .isInstanceOf(InvalidArgumentException.class)
-                    .hasMessageContaining("conch.endpoint.write.enabled")
-                    .hasMessageContaining("management.endpoint.conch.access=unrestricted"));
   }
 
   @Test
