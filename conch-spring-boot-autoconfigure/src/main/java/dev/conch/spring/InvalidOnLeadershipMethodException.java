@@ -1,16 +1,7 @@
 package dev.conch.spring;
 
-/**
- * An {@link OnLeadership @OnLeadership} method that conch refuses, and why: startup fails through
- * the starter's failure analyzer.
- */
-public final class InvalidOnLeadershipMethodException extends IllegalStateException {
-
-  private final String method;
-
-  private final String reason;
-
-  private final String action;
+/** An {@link OnLeadership @OnLeadership} method that conch cannot call as a hook; fails startup. */
+public final class InvalidOnLeadershipMethodException extends InvalidMethodException {
 
   /**
    * @param method the bean and method, as {@code "bean.method()"}
@@ -18,24 +9,6 @@ public final class InvalidOnLeadershipMethodException extends IllegalStateExcept
    * @param action what to change
    */
   public InvalidOnLeadershipMethodException(String method, String reason, String action) {
-    super("@OnLeadership method " + method + " cannot be a hook: " + reason);
-    this.method = method;
-    this.reason = reason;
-    this.action = action;
-  }
-
-  /** The method, as {@code Class.method()}. */
-  public String method() {
-    return this.method;
-  }
-
-  /** What is wrong with it. */
-  public String reason() {
-    return this.reason;
-  }
-
-  /** What would be accepted. */
-  public String action() {
-    return this.action;
+    super("@OnLeadership", method, "cannot be a hook: " + reason, action);
   }
 }

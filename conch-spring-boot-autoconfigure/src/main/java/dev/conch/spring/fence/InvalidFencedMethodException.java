@@ -1,13 +1,10 @@
 package dev.conch.spring.fence;
 
+import dev.conch.spring.InvalidMethodException;
 import java.lang.reflect.Method;
 
 /** A {@link Fenced @Fenced} method that conch cannot fence; fails startup. */
-public class InvalidFencedMethodException extends IllegalStateException {
-
-  private final transient Method method;
-
-  private final String action;
+public class InvalidFencedMethodException extends InvalidMethodException {
 
   /**
    * @param method the method
@@ -15,19 +12,7 @@ public class InvalidFencedMethodException extends IllegalStateException {
    * @param action what to do about it
    */
   public InvalidFencedMethodException(Method method, String problem, String action) {
-    super("@Fenced method " + describe(method) + " " + problem);
-    this.method = method;
-    this.action = action;
-  }
-
-  /** The method. */
-  public Method getMethod() {
-    return this.method;
-  }
-
-  /** What to do about it. */
-  public String getAction() {
-    return this.action;
+    super("@Fenced", describe(method), problem, action);
   }
 
   static String describe(Method method) {

@@ -1,13 +1,10 @@
 package dev.conch.spring.leaderonly;
 
+import dev.conch.spring.InvalidMethodException;
 import java.lang.reflect.Method;
 
 /** A {@link LeaderOnly @LeaderOnly} method that conch cannot guard; fails startup. */
-public class InvalidLeaderOnlyMethodException extends IllegalStateException {
-
-  private final transient Method method;
-
-  private final String action;
+public class InvalidLeaderOnlyMethodException extends InvalidMethodException {
 
   /**
    * @param method the method
@@ -15,18 +12,6 @@ public class InvalidLeaderOnlyMethodException extends IllegalStateException {
    * @param action what to do about it
    */
   public InvalidLeaderOnlyMethodException(Method method, String problem, String action) {
-    super("@LeaderOnly method " + LeaderOnlyInvocations.methodName(method) + " " + problem);
-    this.method = method;
-    this.action = action;
-  }
-
-  /** The method. */
-  public Method getMethod() {
-    return this.method;
-  }
-
-  /** What to do about it. */
-  public String getAction() {
-    return this.action;
+    super("@LeaderOnly", LeaderOnlyInvocations.methodName(method), problem, action);
   }
 }

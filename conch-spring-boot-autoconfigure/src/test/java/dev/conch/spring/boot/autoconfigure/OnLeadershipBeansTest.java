@@ -133,7 +133,7 @@ class OnLeadershipBeansTest {
   private FailureAnalysis analyze(Class<?> configuration) {
     return ConchTestSupport.analyze(
         this.contextRunner.withUserConfiguration(configuration),
-        new InvalidOnLeadershipMethodFailureAnalyzer());
+        new InvalidMethodFailureAnalyzer());
   }
 
   static class Hooks {

@@ -8,6 +8,7 @@ import dev.conch.Election;
 import dev.conch.jdbc.FenceSchema;
 import dev.conch.jdbc.JdbcFence;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
+import dev.conch.spring.boot.autoconfigure.InvalidMethodFailureAnalyzer;
 import dev.conch.spring.fence.Fenced;
 import dev.conch.spring.fence.FencedAnnotationBeanPostProcessor;
 import dev.conch.spring.fence.InvalidFencedMethodException;
@@ -285,7 +286,7 @@ class ConchFenceAutoConfigurationTest {
                   .hasMessageContaining("Untransactional.store()")
                   .hasMessageContaining("is not transactional");
               FailureAnalysis analysis =
-                  new InvalidFencedMethodFailureAnalyzer().analyze(context.getStartupFailure());
+                  new InvalidMethodFailureAnalyzer().analyze(context.getStartupFailure());
               assertThat(analysis.getDescription()).contains("Untransactional.store()");
               assertThat(analysis.getAction()).contains("@Transactional");
             });

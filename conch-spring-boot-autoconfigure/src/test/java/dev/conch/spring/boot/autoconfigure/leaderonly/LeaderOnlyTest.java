@@ -12,6 +12,7 @@ import dev.conch.local.LocalOffices;
 import dev.conch.spring.Elections;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import dev.conch.spring.boot.autoconfigure.ConchTestSupport;
+import dev.conch.spring.boot.autoconfigure.InvalidMethodFailureAnalyzer;
 import dev.conch.spring.leaderonly.CurrentLeadership;
 import dev.conch.spring.leaderonly.InvalidLeaderOnlyMethodException;
 import dev.conch.spring.leaderonly.LeaderOnly;
@@ -218,7 +219,7 @@ class LeaderOnlyTest {
             context -> {
               assertThat(context).hasFailed();
               FailureAnalysis analysis =
-                  ConchTestSupport.analyze(context, new InvalidLeaderOnlyMethodFailureAnalyzer());
+                  ConchTestSupport.analyze(context, new InvalidMethodFailureAnalyzer());
               assertThat(analysis.getDescription())
                   .contains("@LeaderOnly method AsyncJob.run()", "is also @Async");
               assertThat(analysis.getAction()).contains("Remove @Async");

@@ -9,6 +9,7 @@ import dev.conch.local.LocalOffices;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import dev.conch.spring.boot.autoconfigure.ConchTestSupport;
+import dev.conch.spring.boot.autoconfigure.InvalidMethodFailureAnalyzer;
 import dev.conch.spring.boot.autoconfigure.actuate.ConchEndpointAutoConfiguration;
 import dev.conch.spring.leaderonly.InMemoryJobRecords;
 import dev.conch.spring.leaderonly.JobRecord;
@@ -200,8 +201,7 @@ class MisfirePolicyTest {
   void misfireOnAMethodThatIsNotScheduledFailsStartup() {
     FailureAnalysis analysis =
         ConchTestSupport.analyze(
-            this.contextRunner.withBean(UnscheduledJob.class),
-            new InvalidLeaderOnlyMethodFailureAnalyzer());
+            this.contextRunner.withBean(UnscheduledJob.class), new InvalidMethodFailureAnalyzer());
     assertThat(analysis.getDescription())
         .contains(
             "@LeaderOnly method UnscheduledJob.run()", "misfire = RUN_ONCE", "is not @Scheduled");
@@ -216,7 +216,7 @@ class MisfirePolicyTest {
                 .withUserConfiguration(Scheduling.class)
                 .withBean(DelayJob.class)
                 .withPropertyValues("jobs.threshold=-5s"),
-            new InvalidLeaderOnlyMethodFailureAnalyzer());
+            new InvalidMethodFailureAnalyzer());
     assertThat(analysis.getDescription())
         .contains("@LeaderOnly method DelayJob.run()", "misfireThreshold = '-5s'", "negative");
     assertThat(analysis.getAction()).contains("zero or more", "10m");
