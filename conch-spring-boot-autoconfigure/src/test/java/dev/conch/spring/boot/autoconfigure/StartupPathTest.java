@@ -16,11 +16,9 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.preinitialize.BackgroundPreinitializer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.io.support.SpringFactoriesLoader;
 
 /**
  * What conch leaves off the thread that starts the application: the jetcd client is built on first
@@ -56,15 +54,6 @@ class StartupPathTest {
                   .atMost(Duration.ofSeconds(10))
                   .until(() -> client.isBuilt() && election.state() == State.CAMPAIGNING);
             });
-  }
-
-  @Test
-  void everyClassTheWarmUpLoadsExists() {
-    // Named by strings (most are package-private): a rename must not leave the warm-up idle.
-    assertThat(StartupWarmup.CLASSES)
-        .allSatisfy(
-            name ->
-                assertThat(Class.forName(name, false, getClass().getClassLoader())).isNotNull());
   }
 
   @Test
@@ -106,23 +95,6 @@ class StartupPathTest {
                     .getFailure()
                     .rootCause()
                     .hasMessage("refused by the customizer"));
-  }
-
-  @Test
-  void theWarmUpIsABackgroundPreinitializerThatBootRunsAndItIsNoBean() {
-    // Boot runs what spring.factories lists on its background-preinit thread.
-    assertThat(
-            SpringFactoriesLoader.forDefaultResourceLocation().load(BackgroundPreinitializer.class))
-        .hasAtLeastOneElementOfType(StartupWarmup.class);
-    this.contextRunner.run(context -> assertThat(context).doesNotHaveBean(StartupWarmup.class));
-  }
-
-  @Test
-  void theWarmUpIsSkippedWhenASystemPropertyOrTheEnvironmentTurnsConchOff() {
-    assertThat(StartupWarmup.turnedOff("false", null)).isTrue();
-    assertThat(StartupWarmup.turnedOff(null, "FALSE")).isTrue();
-    assertThat(StartupWarmup.turnedOff(null, null)).isFalse();
-    assertThat(StartupWarmup.turnedOff("true", "")).isFalse();
   }
 
   @Test
