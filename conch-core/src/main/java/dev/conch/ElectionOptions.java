@@ -2,6 +2,7 @@ package dev.conch;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.ThreadFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -22,6 +23,9 @@ import org.jspecify.annotations.Nullable;
  * @param retryMax the largest such delay
  * @param priority this candidate's priority, stored in the holder JSON: higher leads first where a
  *     group balances the office ({@link OfficeGroup}); equal priorities never move
+ * @param hookThreads makes the thread each hook runs on (e.g. virtual threads), or {@code null} for
+ *     the threads every election of the process shares; either way conch owns them, and a hook
+ *     always gets one
  */
 public record ElectionOptions(
     String office,
@@ -33,7 +37,8 @@ public record ElectionOptions(
     int eventBuffer,
     Duration retryInitial,
     Duration retryMax,
-    int priority) {
+    int priority,
+    @Nullable ThreadFactory hookThreads) {
 
   /** Default {@link #hookTimeout()}: 30 s. */
   public static final Duration DEFAULT_HOOK_TIMEOUT =
@@ -90,6 +95,7 @@ public record ElectionOptions(
     builder.retryInitial = retryInitial;
     builder.retryMax = retryMax;
     builder.priority = priority;
+    builder.hookThreads = hookThreads;
     return builder;
   }
 
@@ -111,6 +117,7 @@ public record ElectionOptions(
     private Duration retryInitial = Objects.requireNonNull(Setting.RETRY_INITIAL.defaultValue());
     private Duration retryMax = Objects.requireNonNull(Setting.RETRY_MAX.defaultValue());
     private int priority = Objects.requireNonNull(Setting.PRIORITY.defaultValue());
+    private @Nullable ThreadFactory hookThreads;
 
     private Builder(String office) {
       this.office = office;
@@ -158,6 +165,15 @@ public record ElectionOptions(
       return this;
     }
 
+    /**
+     * Makes the thread each acquire and lose hook runs on, a new one per hook: e.g. a factory of
+     * virtual threads. {@code null} (the default): the hook threads every election shares.
+     */
+    public Builder hookThreads(@Nullable ThreadFactory hookThreads) {
+      this.hookThreads = hookThreads;
+      return this;
+    }
+
     /** The largest delay before campaigning again, at least retry-initial (2 s). */
     public Builder retryMax(Duration retryMax) {
       this.retryMax = retryMax;
@@ -186,7 +202,8 @@ public record ElectionOptions(
           eventBuffer,
           retryInitial,
           retryMax,
-          priority);
+          priority,
+          hookThreads);
     }
   }
 }

@@ -73,7 +73,7 @@ public final class FencedElection implements Election {
     this.self =
         Holder.self(options.office(), options.candidateId(), null).withPriority(options.priority());
     this.events = new EventDispatcher(options.office(), options.eventBuffer());
-    this.hooks = new HookRunner(options.office());
+    this.hooks = new HookRunner(options.office(), options.hookThreads());
     this.loop = new ElectionLoop(this, lock, options, ticker, clock, events, hooks, handlers);
   }
 

@@ -4,6 +4,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -16,10 +17,16 @@ import org.jspecify.annotations.Nullable;
 final class HookRunner implements AutoCloseable {
 
   private final String name;
+  private final @Nullable ThreadFactory threads;
   private boolean closed;
 
-  HookRunner(String office) {
+  /**
+   * @param office the office whose hooks run here
+   * @param threads makes a thread for each hook, or {@code null} for the shared hook threads
+   */
+  HookRunner(String office, @Nullable ThreadFactory threads) {
     this.name = "conch-hooks-" + office;
+    this.threads = threads;
   }
 
   /**
@@ -33,7 +40,16 @@ final class HookRunner implements AutoCloseable {
       throw new RejectedExecutionException("hooks of " + name + " are closed");
     }
     Hook hook = new Hook(body);
-    SharedThreads.HOOKS.execute(() -> SharedThreads.runAs(name, hook::run));
+    if (threads == null) {
+      SharedThreads.HOOKS.execute(() -> SharedThreads.runAs(name, hook::run));
+    } else {
+      Thread thread = threads.newThread(hook::run);
+      if (thread == null) {
+        throw new RejectedExecutionException("the hook thread factory of " + name + " made none");
+      }
+      thread.setName(name);
+      thread.start();
+    }
     return hook;
   }
 

@@ -249,7 +249,7 @@ class FencedElectionRacesTest {
         .hasSizeLessThanOrEqualTo(2);
     many.forEach(Election::close);
 
-    HookRunner hooks = new HookRunner("late");
+    HookRunner hooks = new HookRunner("late", null);
     hooks.close();
     AtomicBoolean ran = new AtomicBoolean();
     assertThatThrownBy(() -> hooks.start(() -> ran.set(true)))

@@ -90,7 +90,8 @@ class SettingTest {
                 6,
                 Duration.ofSeconds(7),
                 Duration.ofSeconds(8),
-                3));
+                3,
+                null));
     assertThat(options.toBuilder().build()).isEqualTo(options);
     assertThat(options.toBuilder().eventBuffer(9).build().retryMax())
         .isEqualTo(Duration.ofSeconds(8));

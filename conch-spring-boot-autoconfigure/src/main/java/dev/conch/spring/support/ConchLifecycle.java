@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.commons.logging.Log;
@@ -56,8 +55,6 @@ public final class ConchLifecycle implements SmartLifecycle, SmartInitializingSi
 
   private final Supplier<@Nullable LeadershipObserver> observer;
 
-  private final ExecutorHandoff handoff;
-
   private final Map<Election, ElectionEventPublisher> publishers = new ConcurrentHashMap<>();
 
   private final Stops stops = new Stops();
@@ -88,13 +85,7 @@ public final class ConchLifecycle implements SmartLifecycle, SmartInitializingSi
       ApplicationEventPublisher eventPublisher,
       List<RequiredOffices> requiredOffices,
       @Nullable LeadershipObserver observer) {
-    this(
-        elections,
-        methods,
-        eventPublisher,
-        () -> requiredOffices,
-        () -> observer,
-        ExecutorHandoff.CALLER);
+    this(elections, methods, eventPublisher, () -> requiredOffices, () -> observer);
   }
 
   /**
@@ -107,22 +98,18 @@ public final class ConchLifecycle implements SmartLifecycle, SmartInitializingSi
    *     office ({@code @LeaderOnly} methods, {@code @LeaderLifecycle} beans) and the {@code
    *     ObservationRegistry} that observes the hooks, with the application's {@link
    *     HookObservationConvention} bean if it has one
-   * @param taskExecutor where the {@code @OnLeadership} methods and the listeners of the leadership
-   *     events run, while the election's own thread waits for each call to return
    */
   public ConchLifecycle(
       Elections elections,
       OnLeadershipAnnotationBeanPostProcessor methods,
       ApplicationEventPublisher eventPublisher,
-      BeanFactory beanFactory,
-      Executor taskExecutor) {
+      BeanFactory beanFactory) {
     this(
         elections,
         methods,
         eventPublisher,
         () -> beanFactory.getBeanProvider(RequiredOffices.class).orderedStream().toList(),
-        () -> ConchObservations.of(beanFactory),
-        new ExecutorHandoff(taskExecutor));
+        () -> ConchObservations.of(beanFactory));
   }
 
   private ConchLifecycle(
@@ -130,10 +117,8 @@ public final class ConchLifecycle implements SmartLifecycle, SmartInitializingSi
       OnLeadershipAnnotationBeanPostProcessor methods,
       ApplicationEventPublisher eventPublisher,
       Supplier<List<RequiredOffices>> requiredOffices,
-      Supplier<@Nullable LeadershipObserver> observer,
-      ExecutorHandoff handoff) {
+      Supplier<@Nullable LeadershipObserver> observer) {
     this.observer = observer;
-    this.handoff = handoff;
     this.elections = elections;
     this.methods = methods;
     this.eventPublisher = eventPublisher;
@@ -167,8 +152,7 @@ public final class ConchLifecycle implements SmartLifecycle, SmartInitializingSi
     }
     LeadershipObserver observer = this.observer.get();
     for (Election election : this.elections.all()) {
-      ElectionEventPublisher publisher =
-          new ElectionEventPublisher(election, this.eventPublisher, this.handoff);
+      ElectionEventPublisher publisher = new ElectionEventPublisher(election, this.eventPublisher);
       // First: the events are published before any hook of the term runs.
       election.addHandler(publisher);
       register(election, byElection.getOrDefault(election, List.of()), observer);
@@ -199,16 +183,14 @@ public final class ConchLifecycle implements SmartLifecycle, SmartInitializingSi
   }
 
   /**
-   * The method observed, on the task executor: the hand-off comes first, so that the hook's
-   * observation is the current one on the thread the method runs on.
+   * The method observed: the observation is the current one on the hook thread the method runs on.
    */
   private LeadershipHandler observed(
       Election election, LeadershipMethod method, @Nullable LeadershipObserver observer) {
     if (observer == null) {
-      return this.handoff.handler(method);
+      return method;
     }
-    return this.handoff.handler(
-        observer.hook(election.office(), method.name(), method.on(), method));
+    return observer.hook(election.office(), method.name(), method.on(), method);
   }
 
   private String officeOf(LeadershipMethod method) {

@@ -27,8 +27,9 @@ import org.springframework.context.ApplicationEventPublisher;
  * <p>It is also the first handler of its election, only to remember the term that started: a {@link
  * ElectionEvent.Lost} carries the token, not the holder.
  *
- * <p>The listeners run on conch's task executor ({@link ExecutorHandoff}); the core's event thread
- * waits for them, so the events of one election still reach them one after another, in order.
+ * <p>The listeners run on the core's event threads, which conch owns: the events of one election
+ * reach them one after another, in order, and a slow listener holds up only its own election's
+ * events (the core lends the others a thread of their own).
  */
 final class ElectionEventPublisher implements ElectionListener, LeadershipHandler {
 
@@ -37,8 +38,6 @@ final class ElectionEventPublisher implements ElectionListener, LeadershipHandle
   private final Election election;
 
   private final ApplicationEventPublisher publisher;
-
-  private final ExecutorHandoff handoff;
 
   private final Object monitor = new Object();
 
@@ -50,11 +49,9 @@ final class ElectionEventPublisher implements ElectionListener, LeadershipHandle
   // Guarded by monitor: shutdowns waiting for a resignation to be published.
   private final List<Waiter> waiting = new ArrayList<>();
 
-  ElectionEventPublisher(
-      Election election, ApplicationEventPublisher publisher, ExecutorHandoff handoff) {
+  ElectionEventPublisher(Election election, ApplicationEventPublisher publisher) {
     this.election = election;
     this.publisher = publisher;
-    this.handoff = handoff;
   }
 
   @Override
@@ -71,7 +68,7 @@ final class ElectionEventPublisher implements ElectionListener, LeadershipHandle
   @Override
   public void onEvent(ElectionEvent event) {
     try {
-      this.handoff.run(() -> deliver(event));
+      deliver(event);
     } catch (Exception ex) {
       logger.warn("Publishing " + event + " failed", ex);
     }

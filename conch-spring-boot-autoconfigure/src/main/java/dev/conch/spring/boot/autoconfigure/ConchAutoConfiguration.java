@@ -21,13 +21,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.Executor;
 import java.util.stream.Collectors;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -58,7 +56,7 @@ import org.springframework.core.env.Environment;
 @ConditionalOnClass({Election.class, Client.class})
 @ConditionalOnBooleanProperty(name = "conch.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(ConchProperties.class)
-@Import({ExternalCommandRunnerConfiguration.class, ConchTaskExecutorConfiguration.class})
+@Import(ExternalCommandRunnerConfiguration.class)
 @ImportRuntimeHints(ConchRuntimeHints.class)
 public final class ConchAutoConfiguration {
 
@@ -104,9 +102,8 @@ public final class ConchAutoConfiguration {
       Elections elections,
       OnLeadershipAnnotationBeanPostProcessor methods,
       ApplicationEventPublisher eventPublisher,
-      ListableBeanFactory beanFactory,
-      @Qualifier(ConchTaskExecutorConfiguration.BEAN_NAME) Executor taskExecutor) {
-    return new ConchLifecycle(elections, methods, eventPublisher, beanFactory, taskExecutor);
+      ListableBeanFactory beanFactory) {
+    return new ConchLifecycle(elections, methods, eventPublisher, beanFactory);
   }
 
   /** Elections in etcd, the default; offices shared fairly with the other instances. */
@@ -246,7 +243,12 @@ public final class ConchAutoConfiguration {
         OfficeTimings timings,
         CandidacyPauses pauses) {
       return new ElectionFactory(
-          properties, ConfiguredOffices.of(environment), etcdSession::election, timings, pauses);
+          properties,
+          ConfiguredOffices.of(environment),
+          etcdSession::election,
+          timings,
+          pauses,
+          ConchThreads.hooks(environment));
     }
 
     /** The session options conch.* describe, each refusal naming its property and typed value. */
@@ -321,7 +323,12 @@ public final class ConchAutoConfiguration {
         Environment environment,
         CandidacyPauses pauses) {
       return new ElectionFactory(
-          properties, ConfiguredOffices.of(environment), localOffices::election, null, pauses);
+          properties,
+          ConfiguredOffices.of(environment),
+          localOffices::election,
+          null,
+          pauses,
+          ConchThreads.hooks(environment));
     }
   }
 

@@ -4,6 +4,7 @@ import dev.conch.Election;
 import dev.conch.ElectionOptions;
 import dev.conch.spring.health.CandidacyPauses;
 import java.time.Duration;
+import java.util.concurrent.ThreadFactory;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -27,22 +28,36 @@ final class ElectionFactory {
 
   private final CandidacyPauses pauses;
 
-  /**
-   * @param timings where the timing budget of each election made in etcd is recorded; {@code null}
-   *     for the in-memory store, which has no lease
-   * @param pauses the gate of each office that requires health
-   */
+  private final @Nullable ThreadFactory hookThreads;
+
   ElectionFactory(
       ConchProperties properties,
       ConfiguredOffices offices,
       Function<ElectionOptions, Election> store,
       @Nullable OfficeTimings timings,
       CandidacyPauses pauses) {
+    this(properties, offices, store, timings, pauses, null);
+  }
+
+  /**
+   * @param timings where the timing budget of each election made in etcd is recorded; {@code null}
+   *     for the in-memory store, which has no lease
+   * @param pauses the gate of each office that requires health
+   * @param hookThreads makes the threads the offices' hooks run on, or {@code null} for the core's
+   */
+  ElectionFactory(
+      ConchProperties properties,
+      ConfiguredOffices offices,
+      Function<ElectionOptions, Election> store,
+      @Nullable OfficeTimings timings,
+      CandidacyPauses pauses,
+      @Nullable ThreadFactory hookThreads) {
     this.properties = properties;
     this.offices = offices;
     this.store = store;
     this.timings = timings;
     this.pauses = pauses;
+    this.hookThreads = hookThreads;
   }
 
   /**
@@ -88,6 +103,7 @@ final class ElectionFactory {
         .retryInitial(this.properties.getRetry().getInitial())
         .retryMax(this.properties.getRetry().getMax())
         .gate(this.pauses.gate(office))
+        .hookThreads(this.hookThreads)
         .build();
   }
 

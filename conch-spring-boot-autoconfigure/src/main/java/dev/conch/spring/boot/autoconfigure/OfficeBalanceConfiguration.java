@@ -6,8 +6,6 @@ import dev.conch.Setting;
 import dev.conch.etcd.EtcdSession;
 import dev.conch.spring.Elections;
 import dev.conch.spring.support.OfficeBalancer;
-import java.util.concurrent.Executor;
-import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.ApplicationEventPublisher;
@@ -35,15 +33,14 @@ class OfficeBalanceConfiguration {
       EtcdSession etcdSession,
       ConchProperties properties,
       Environment environment,
-      ApplicationEventPublisher eventPublisher,
-      @Qualifier(ConchTaskExecutorConfiguration.BEAN_NAME) Executor taskExecutor) {
+      ApplicationEventPublisher eventPublisher) {
     return new OfficeBalancer(
         elections,
         groupOptions(properties, environment),
         etcdSession::group,
         election -> !(election instanceof RunnerElection),
         eventPublisher,
-        taskExecutor);
+        ConchThreads.perTask(environment, "conch-balance-"));
   }
 
   /**

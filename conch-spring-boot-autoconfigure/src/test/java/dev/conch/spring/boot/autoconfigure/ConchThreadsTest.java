@@ -12,11 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
@@ -25,20 +21,18 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.context.event.EventListener;
-import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.core.task.TaskExecutor;
 
 /**
- * The executor {@code @OnLeadership} methods and the listeners of leadership events run on ({@code
- * conchTaskExecutor}), against a real etcd member: its threads are named, virtual only where Java
- * has them, a user's bean of that name replaces it, Boot's own task executor is left alone, and the
- * core's interrupt of an overrunning hook reaches the hook there.
+ * The threads {@code @OnLeadership} methods and the listeners of leadership events run on, against
+ * a real etcd member: conch's own, named after the office ({@code conch-hooks-<office>}, {@code
+ * conch-events-<office>}), virtual hook threads only where Java has them and Boot's threading asks
+ * for them, no executor bean beside Boot's, and the core's interrupt of an overrunning hook reaches
+ * the hook on its thread.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class ConchTaskExecutorTest {
+class ConchThreadsTest {
 
   @RegisterExtension static final EtcdExtension etcd = EtcdExtension.members(1);
 
@@ -55,22 +49,18 @@ class ConchTaskExecutorTest {
               "conch.etcd.timeout=2s");
 
   @Test
-  void hooksAndEventListenersRunOnNamedPlatformThreadsOfTheConchTaskExecutor() {
+  void hooksAndEventListenersRunOnConchsOwnPlatformThreadsNamedAfterTheOffice() {
     this.contextRunner.run(
         context -> {
           Threads threads = context.getBean(Threads.class);
           await().atMost(WAIT).until(() -> threads.seen().size() >= 2);
-          assertThat(context.getBean(ConchTaskExecutorConfiguration.BEAN_NAME))
-              .isInstanceOf(SimpleAsyncTaskExecutor.class);
+          assertThat(context).doesNotHaveBean(Executor.class);
           assertThat(threads.seen())
               .extracting(Seen::what)
               .containsExactly("hook acquired", "event acquired");
-          assertThat(threads.seen())
-              .allSatisfy(
-                  seen -> {
-                    assertThat(seen.thread()).startsWith("conch-task-");
-                    assertThat(seen.virtual()).isFalse();
-                  });
+          assertThat(threads.seen().get(0).thread()).startsWith("conch-hooks-threads-");
+          assertThat(threads.seen().get(1).thread()).startsWith("conch-events-threads-");
+          assertThat(threads.seen()).noneMatch(Seen::virtual);
         });
   }
 
@@ -84,65 +74,23 @@ class ConchTaskExecutorTest {
               assertThat(context).hasNotFailed();
               Threads threads = context.getBean(Threads.class);
               await().atMost(WAIT).until(() -> threads.seen().size() >= 2);
-              assertThat(threads.seen())
-                  .allSatisfy(
-                      seen -> {
-                        assertThat(seen.thread()).startsWith("conch-task-");
-                        assertThat(seen.virtual()).isFalse();
-                      });
+              assertThat(threads.seen()).noneMatch(Seen::virtual);
             });
   }
 
   @Test
   @EnabledForJreRange(min = JRE.JAVA_21)
   void virtualThreadsRequestedOnJava21RunHooksOnVirtualThreads() {
+    // The events stay on the core's event threads, which keep each election's events in order.
     this.contextRunner
         .withPropertyValues("spring.threads.virtual.enabled=true")
         .run(
             context -> {
               Threads threads = context.getBean(Threads.class);
               await().atMost(WAIT).until(() -> threads.seen().size() >= 2);
-              assertThat(threads.seen())
-                  .allSatisfy(
-                      seen -> {
-                        assertThat(seen.thread()).startsWith("conch-task-");
-                        assertThat(seen.virtual()).isTrue();
-                      });
-            });
-  }
-
-  @Test
-  void anApplicationExecutorNamedConchTaskExecutorReplacesIt() {
-    this.contextRunner
-        .withUserConfiguration(OwnExecutor.class)
-        .run(
-            context -> {
-              Threads threads = context.getBean(Threads.class);
-              await().atMost(WAIT).until(() -> threads.seen().size() >= 2);
-              assertThat(context.getBean(ConchTaskExecutorConfiguration.BEAN_NAME))
-                  .isInstanceOf(ExecutorService.class);
-              assertThat(threads.seen())
-                  .allSatisfy(seen -> assertThat(seen.thread()).startsWith("own-"));
-            });
-  }
-
-  @Test
-  void hooksAnExecutorRefusesStillRunOnConchsOwnThread() {
-    this.contextRunner
-        .withBean(
-            ConchTaskExecutorConfiguration.BEAN_NAME,
-            Executor.class,
-            () ->
-                task -> {
-                  throw new RejectedExecutionException("full");
-                })
-        .run(
-            context -> {
-              Threads threads = context.getBean(Threads.class);
-              await().atMost(WAIT).until(() -> threads.seen().size() >= 2);
-              assertThat(threads.seen())
-                  .allSatisfy(seen -> assertThat(seen.thread()).startsWith("conch-"))
-                  .noneSatisfy(seen -> assertThat(seen.thread()).startsWith("conch-task-"));
+              Seen hook = threads.seen().get(0);
+              assertThat(hook.thread()).startsWith("conch-hooks-threads-");
+              assertThat(hook.virtual()).isTrue();
             });
   }
 
@@ -155,26 +103,12 @@ class ConchTaskExecutorTest {
               assertThat(context).hasBean("applicationTaskExecutor");
               assertThat(context.getBean(TaskExecutor.class))
                   .isSameAs(context.getBean("applicationTaskExecutor"));
-              assertThat(context.getBean(ConchTaskExecutorConfiguration.BEAN_NAME))
-                  .isNotSameAs(context.getBean("applicationTaskExecutor"));
+              assertThat(context.getBeansOfType(Executor.class)).hasSize(1);
             });
   }
 
   @Test
-  void theExecutorIsClosedWithTheContext() {
-    this.contextRunner.run(
-        context -> {
-          SimpleAsyncTaskExecutor executor =
-              context.getBean(
-                  ConchTaskExecutorConfiguration.BEAN_NAME, SimpleAsyncTaskExecutor.class);
-          assertThat(executor.isActive()).isTrue();
-          context.close();
-          assertThat(executor.isActive()).isFalse();
-        });
-  }
-
-  @Test
-  void anAcquireHookThatOverrunsItsTimeoutIsInterruptedOnTheExecutorsThread() {
+  void anAcquireHookThatOverrunsItsTimeoutIsInterruptedOnItsThread() {
     this.contextRunner
         .withUserConfiguration(SlowHook.class)
         .withPropertyValues("conch.hook-timeout=1s")
@@ -182,7 +116,7 @@ class ConchTaskExecutorTest {
             context -> {
               SlowHook hook = context.getBean(SlowHook.class);
               await().atMost(WAIT).until(() -> !hook.interrupted().isEmpty());
-              assertThat(hook.interrupted().get(0)).startsWith("conch-task-");
+              assertThat(hook.interrupted().get(0)).startsWith("conch-hooks-threads-");
             });
   }
 
@@ -222,21 +156,6 @@ class ConchTaskExecutorTest {
     @EventListener
     void on(LeadershipAcquiredEvent event) {
       this.seen.add(Seen.now("event acquired"));
-    }
-  }
-
-  @Configuration(proxyBeanMethods = false)
-  static class OwnExecutor {
-
-    @Bean(destroyMethod = "shutdownNow")
-    ExecutorService conchTaskExecutor() {
-      AtomicInteger count = new AtomicInteger();
-      return Executors.newCachedThreadPool(
-          task -> {
-            Thread thread = new Thread(task, "own-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-          });
     }
   }
 
