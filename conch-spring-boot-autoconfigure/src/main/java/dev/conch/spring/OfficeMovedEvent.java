@@ -7,8 +7,8 @@ import org.springframework.context.ApplicationEvent;
 /**
  * This instance handed an office to another member of its group, to even out the shares ({@link
  * OfficeGroup.Reason#SHARE}) or because a member of higher priority is live ({@link
- * OfficeGroup.Reason#PRIORITY}). Published once per move, on a thread of its own, after
- * the term ended (the office's lose hooks ran, and its {@link LeadershipLostEvent} says {@code
+ * OfficeGroup.Reason#PRIORITY}). Published once per move, on a thread of its own, after the term
+ * ended (the office's lose hooks ran, and its {@link LeadershipLostEvent} says {@code
  * TRANSFERRED}); listen with {@code @EventListener}.
  */
 public class OfficeMovedEvent extends ApplicationEvent {

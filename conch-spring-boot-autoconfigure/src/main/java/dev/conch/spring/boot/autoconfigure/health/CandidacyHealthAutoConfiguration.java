@@ -20,12 +20,14 @@ import org.springframework.boot.health.registry.HealthContributorRegistry;
 import org.springframework.boot.health.registry.ReactiveHealthContributorRegistry;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 
 /**
  * {@link EnableAutoConfiguration Auto-configuration} of health-gated candidacy ({@code
  * conch.require-health}, {@code conch.offices.<name>.require-health}): the {@link
  * HealthGatedCandidacy} that pauses the candidacy of an office while a health contributor or group
- * it requires is not UP. Startup fails on a name that is neither.
+ * it requires is not UP. Startup fails on a name that is neither. Nothing of it exists until some
+ * office requires health.
  */
 @AutoConfiguration(
     after = {
@@ -35,6 +37,7 @@ import org.springframework.context.annotation.Bean;
     })
 @ConditionalOnClass({CandidacyPauses.class, HealthContributorRegistry.class})
 @ConditionalOnBean({CandidacyPauses.class, Elections.class, HealthContributorRegistry.class})
+@Conditional(OnRequiredHealthCondition.class)
 public final class CandidacyHealthAutoConfiguration {
 
   @Bean

@@ -223,6 +223,20 @@ class CandidacyHealthAutoConfigurationTest {
   }
 
   @Test
+  void withoutARequirementTheGateCostsNothing() {
+    this.contextRunner
+        .withBean("dbHealthIndicator", ToggledHealthIndicator.class)
+        // No bean, so none of its threads (conch-health, conch-health-check).
+        .run(
+            context ->
+                assertThat(context).hasNotFailed().doesNotHaveBean(HealthGatedCandidacy.class));
+    this.contextRunner
+        .withBean("dbHealthIndicator", ToggledHealthIndicator.class)
+        .withPropertyValues("conch.offices.billing.require-health[0]=db")
+        .run(context -> assertThat(context).hasSingleBean(HealthGatedCandidacy.class));
+  }
+
+  @Test
   void applicationsOwnElectionHasNoGateAndIsLeftAlone() {
     this.contextRunner
         .withBean("dbHealthIndicator", ToggledHealthIndicator.class)
