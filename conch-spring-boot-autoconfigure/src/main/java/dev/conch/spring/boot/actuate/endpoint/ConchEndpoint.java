@@ -14,8 +14,7 @@ import dev.conch.TransferRefusedException;
 import dev.conch.etcd.TimingBudget;
 import dev.conch.spring.Elections;
 import dev.conch.spring.LeaderObservedEvent;
-import dev.conch.spring.health.CandidacyEvent;
-import dev.conch.spring.health.CandidacyPausedEvent;
+import dev.conch.spring.health.CandidacyPauses;
 import dev.conch.spring.leaderonly.JobRecord;
 import java.time.Instant;
 import java.util.List;
@@ -36,7 +35,6 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.ImportRuntimeHints;
-import org.springframework.context.event.EventListener;
 
 /**
  * {@link Endpoint @Endpoint} {@code conch}: this instance and the offices it takes part in, who
@@ -74,36 +72,11 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
 
   private final Map<String, Optional<Holder>> observed = new ConcurrentHashMap<>();
 
-  private final Map<String, CandidacyDescriptor> paused = new ConcurrentHashMap<>();
+  private final Function<String, Optional<CandidacyPauses.Pause>> pauses;
 
   /**
-   * An endpoint over {@code elections}, without timing budgets.
-   *
-   * @param elections the offices this instance campaigns for
-   * @param leaders reads who leads any office from the store, not a cache; empty when vacant; may
-   *     throw {@link EtcdUnavailableException}
-   */
-  public ConchEndpoint(Elections elections, Function<String, Optional<Holder>> leaders) {
-    this(elections, leaders, office -> Optional.empty());
-  }
-
-  /**
-   * An endpoint over {@code elections}.
-   *
-   * @param elections the offices this instance campaigns for
-   * @param leaders reads who leads any office from the store, not a cache; empty when vacant; may
-   *     throw {@link EtcdUnavailableException}
-   * @param timings the timing budget of an office, when known
-   */
-  public ConchEndpoint(
-      Elections elections,
-      Function<String, Optional<Holder>> leaders,
-      Function<String, Optional<TimingBudget>> timings) {
-    this(elections, leaders, timings, office -> List.of());
-  }
-
-  /**
-   * An endpoint over {@code elections} that shows the last run of each leader-only job.
+   * An endpoint over {@code elections}, their leader-only jobs, the health their candidacy
+   * requires, and the group that shares their offices.
    *
    * @param elections the offices this instance campaigns for
    * @param leaders reads who leads any office from the store, not a cache; empty when vacant; may
@@ -111,25 +84,7 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
    * @param timings the timing budget of an office, when known
    * @param jobs the last run of each {@code @Scheduled @LeaderOnly} job of an office that this
    *     instance knows of, without a store read
-   */
-  public ConchEndpoint(
-      Elections elections,
-      Function<String, Optional<Holder>> leaders,
-      Function<String, Optional<TimingBudget>> timings,
-      Function<String, List<JobRecord>> jobs) {
-    this(elections, leaders, timings, jobs, Optional::empty);
-  }
-
-  /**
-   * An endpoint over {@code elections}, their leader-only jobs, and the group that shares their
-   * offices.
-   *
-   * @param elections the offices this instance campaigns for
-   * @param leaders reads who leads any office from the store, not a cache; empty when vacant; may
-   *     throw {@link EtcdUnavailableException}
-   * @param timings the timing budget of an office, when known
-   * @param jobs the last run of each {@code @Scheduled @LeaderOnly} job of an office that this
-   *     instance knows of, without a store read
+   * @param pauses why an office's candidacy is paused by the health it requires, while it is
    * @param group the group this instance is a member of now, if any ({@code conch.balance.*})
    */
   public ConchEndpoint(
@@ -137,11 +92,13 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
       Function<String, Optional<Holder>> leaders,
       Function<String, Optional<TimingBudget>> timings,
       Function<String, List<JobRecord>> jobs,
+      Function<String, Optional<CandidacyPauses.Pause>> pauses,
       Supplier<Optional<OfficeGroup>> group) {
     this.elections = elections;
     this.leaders = leaders;
     this.timings = timings;
     this.jobs = jobs;
+    this.pauses = pauses;
     this.group = group;
   }
 
@@ -149,24 +106,6 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
   @Override
   public void onApplicationEvent(LeaderObservedEvent event) {
     this.observed.put(event.getOffice(), event.getLeader());
-  }
-
-  /**
-   * Remembers which offices' candidacy is paused by their required health, for {@link #conch()}.
-   */
-  @EventListener
-  public void onCandidacyEvent(CandidacyEvent event) {
-    if (event instanceof CandidacyPausedEvent pause) {
-      this.paused.put(
-          pause.getOffice(),
-          new CandidacyDescriptor(
-              true,
-              pause.getIndicator(),
-              pause.getReason(),
-              pause.getUntil().map(Instant::toString).orElse(null)));
-    } else {
-      this.paused.remove(event.getOffice());
-    }
   }
 
   /**
@@ -242,17 +181,17 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
    * transfer} hands the office over and queues again at the back: to the candidate {@code to} when
    * given ({@link Election#transfer(String)}), else to the next in line.
    *
-   * @param action {@code resign} or {@code transfer}
+   * @param action {@code resign} or {@code transfer} (any case); the actuator answers any other
+   *     value with 400 before this is called
    * @param to the candidate id to hand the office to, with {@code transfer} only
    * @throws NoSuchElementException when this instance does not campaign for {@code office}
-   * @throws IllegalArgumentException for any other action, a blank {@code to}, or {@code to} with
-   *     {@code resign}
+   * @throws IllegalArgumentException for a blank {@code to}, or {@code to} with {@code resign}
    * @throws NotLeaderException on {@code transfer} while not leading
    * @throws TransferRefusedException when the hand-over to {@code to} was refused: nothing changed
    * @throws UnsupportedOperationException when the office's election cannot do it (the runner's)
    */
   @WriteOperation
-  public ActionDescriptor act(@Selector String office, String action, @Nullable String to) {
+  public ActionDescriptor act(@Selector String office, Action action, @Nullable String to) {
     Election election =
         this.elections
             .find(office)
@@ -260,9 +199,9 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
                 () ->
                     new NoSuchElementException(
                         "this instance does not campaign for office '" + office + "'"));
-    if (to != null && !"transfer".equals(action)) {
+    if (to != null && action != Action.TRANSFER) {
       throw new IllegalArgumentException(
-          "'to' goes with the action 'transfer' only, not '" + action + "'");
+          "'to' goes with the action 'transfer' only, not '" + action.word() + "'");
     }
     if (to != null && to.isBlank()) {
       throw new IllegalArgumentException(
@@ -273,19 +212,16 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
               + " show it), or leave 'to' out to hand over to the next in line");
     }
     switch (action) {
-      case "resign" -> election.resign();
-      case "transfer" -> {
+      case RESIGN -> election.resign();
+      case TRANSFER -> {
         if (to != null) {
           election.transfer(to);
         } else {
           election.transfer();
         }
       }
-      default ->
-          throw new IllegalArgumentException(
-              "unknown action '" + action + "'; use resign or transfer");
     }
-    return new ActionDescriptor(office, action, to, election.state());
+    return new ActionDescriptor(office, action.word(), to, election.state());
   }
 
   private OfficeDescriptor describe(Election election) {
@@ -301,7 +237,7 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
         leader.map(HolderDescriptor::of).orElse(null),
         token.isPresent() ? token.getAsLong() : null,
         this.timings.apply(election.office()).map(TimingDescriptor::of).orElse(null),
-        this.paused.get(election.office()),
+        this.pauses.apply(election.office()).map(CandidacyDescriptor::of).orElse(null),
         this.jobs.apply(election.office()).stream().map(JobDescriptor::of).toList());
   }
 
@@ -402,7 +338,14 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
   @JsonInclude(Include.ALWAYS)
   public record CandidacyDescriptor(
       boolean paused, String indicator, String reason, @Nullable String until)
-      implements OperationResponseBody {}
+      implements OperationResponseBody {
+
+    static CandidacyDescriptor of(CandidacyPauses.Pause pause) {
+      Instant until = pause.until();
+      return new CandidacyDescriptor(
+          true, pause.indicator(), pause.reason(), (until != null) ? until.toString() : null);
+    }
+  }
 
   /**
    * The last run of a leader-only job, as its record in the office says.
@@ -500,7 +443,8 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
    * What was done to an office.
    *
    * @param office the office
-   * @param action {@code resign} or {@code transfer}
+   * @param action {@code resign} or {@code transfer} (any case); the actuator answers any other
+   *     value with 400 before this is called
    * @param to the candidate id the office was handed to, or {@code null} (resign, or a transfer to
    *     the next in line)
    * @param state the state of this instance's candidate afterwards
@@ -508,4 +452,17 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
   @JsonInclude(Include.ALWAYS)
   public record ActionDescriptor(String office, String action, @Nullable String to, State state)
       implements OperationResponseBody {}
+
+  /** What the write operation does to an office. */
+  public enum Action {
+    /** Leave the election: the next candidate leads, this instance campaigns no more. */
+    RESIGN,
+    /** Hand the office over (to a named candidate, or the next in line) and queue again. */
+    TRANSFER;
+
+    /** How requests and responses spell it: {@code resign}, {@code transfer}. */
+    public String word() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
 }

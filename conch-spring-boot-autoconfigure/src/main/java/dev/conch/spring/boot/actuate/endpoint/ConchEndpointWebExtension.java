@@ -97,11 +97,12 @@ public final class ConchEndpointWebExtension {
    * Resigns from or transfers {@code office} (to the candidate {@code to}, when given): 200 when
    * done, 404 when this instance does not campaign for it, 409 when it cannot (transfer without
    * leading; a hand-over to {@code to} refused, nothing changed; the runner's office), 400 for any
-   * other action or a blank {@code to}.
+   * blank {@code to} or {@code to} with {@code resign} (and, from the actuator itself, for an
+   * action that is neither {@code resign} nor {@code transfer}).
    */
   @WriteOperation
   public WebEndpointResponse<Object> act(
-      @Selector String office, String action, @Nullable String to) {
+      @Selector String office, ConchEndpoint.Action action, @Nullable String to) {
     try {
       return new WebEndpointResponse<>(
           this.delegate.act(office, action, to), WebEndpointResponse.STATUS_OK);

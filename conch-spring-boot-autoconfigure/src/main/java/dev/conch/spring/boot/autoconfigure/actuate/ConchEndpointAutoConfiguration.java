@@ -9,6 +9,7 @@ import dev.conch.spring.boot.actuate.endpoint.ConchEndpoint;
 import dev.conch.spring.boot.actuate.endpoint.ConchEndpointWebExtension;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import dev.conch.spring.boot.autoconfigure.OfficeTimings;
+import dev.conch.spring.health.CandidacyPauses;
 import dev.conch.spring.leaderonly.LeaderOnlyJobs;
 import dev.conch.spring.support.OfficeBalancer;
 import java.util.List;
@@ -52,9 +53,11 @@ public final class ConchEndpointAutoConfiguration {
         ObjectProvider<LocalOffices> localOffices,
         ObjectProvider<OfficeTimings> timings,
         ObjectProvider<LeaderOnlyJobs> jobs,
-        ObjectProvider<OfficeBalancer> balancer) {
+        ObjectProvider<OfficeBalancer> balancer,
+        ObjectProvider<CandidacyPauses> pauses) {
       OfficeTimings known = timings.getIfUnique();
       OfficeBalancer group = balancer.getIfUnique();
+      CandidacyPauses paused = pauses.getIfUnique();
       return new ConchEndpoint(
           elections,
           leaders(elections, session, localOffices),
@@ -63,6 +66,7 @@ public final class ConchEndpointAutoConfiguration {
             LeaderOnlyJobs found = jobs.getIfUnique();
             return (found != null) ? found.lastRuns(office) : List.of();
           },
+          (paused != null) ? paused::pause : office -> Optional.empty(),
           (group != null) ? group::group : Optional::empty);
     }
 

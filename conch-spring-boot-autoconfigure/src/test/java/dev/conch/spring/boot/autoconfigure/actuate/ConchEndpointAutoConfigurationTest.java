@@ -95,7 +95,13 @@ class ConchEndpointAutoConfigurationTest {
             "userEndpoint",
             ConchEndpoint.class,
             () ->
-                new ConchEndpoint(new Elections(java.util.List.of(), null), o -> Optional.empty()))
+                new ConchEndpoint(
+                    new Elections(java.util.List.of(), null),
+                    o -> Optional.empty(),
+                    o -> Optional.empty(),
+                    o -> java.util.List.of(),
+                    o -> Optional.empty(),
+                    Optional::empty))
         .run(
             context ->
                 assertThat(context).hasSingleBean(ConchEndpoint.class).hasBean("userEndpoint"));

@@ -261,8 +261,14 @@ class CandidacyHealthAutoConfigurationTest {
   static class EndpointConfiguration {
 
     @Bean
-    ConchEndpoint conchEndpoint(Elections elections) {
-      return new ConchEndpoint(elections, office -> Optional.empty());
+    ConchEndpoint conchEndpoint(Elections elections, CandidacyPauses pauses) {
+      return new ConchEndpoint(
+          elections,
+          office -> Optional.empty(),
+          office -> Optional.empty(),
+          office -> java.util.List.of(),
+          pauses::pause,
+          Optional::empty);
     }
   }
 
