@@ -1,25 +1,16 @@
 package dev.conch.spring.fence;
 
+import dev.conch.spring.support.AnnotatedMethodAdvisingPostProcessor;
 import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
-import org.springframework.aop.framework.AopInfrastructureBean;
-import org.springframework.aop.framework.AopProxyUtils;
-import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
-import org.springframework.aop.support.DefaultPointcutAdvisor;
-import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.annotation.BeanFactoryAnnotationUtils;
-import org.springframework.beans.factory.config.ConfigurableBeanFactory;
-import org.springframework.core.MethodIntrospector;
-import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionManager;
 import org.springframework.transaction.interceptor.TransactionAttribute;
@@ -32,18 +23,15 @@ import org.springframework.transaction.support.ResourceTransactionManager;
  * began; refuses, at startup, {@code @Fenced} methods that are not transactional.
  */
 public final class FencedAnnotationBeanPostProcessor
-    extends AbstractBeanFactoryAwareAdvisingPostProcessor implements SmartInitializingSingleton {
-
-  private final Map<Class<?>, Boolean> checked = new ConcurrentHashMap<>();
+    extends AnnotatedMethodAdvisingPostProcessor<Fenced> implements SmartInitializingSingleton {
 
   /** The transaction manager qualifier of each {@code @Fenced} method seen ("" for the default). */
   private final Map<Method, String> qualifiers = new ConcurrentHashMap<>();
 
   /** A post-processor with class-based proxies that appends its advice to existing proxies. */
   public FencedAnnotationBeanPostProcessor() {
-    setProxyTargetClass(true);
     // Appended to the proxy's advisors: inside the transaction interceptor, never before it.
-    setBeforeExistingAdvisors(false);
+    super(Fenced.class, false);
   }
 
   @Override
@@ -52,84 +40,50 @@ public final class FencedAnnotationBeanPostProcessor
     FencedMethodInterceptor interceptor =
         new FencedMethodInterceptor(
             () -> fence(beanFactory), office -> resolve(beanFactory, office));
-    this.advisor =
-        new DefaultPointcutAdvisor(
-            new AnnotationMatchingPointcut(null, Fenced.class, true), interceptor);
+    advise(interceptor);
   }
 
+  /** Refuses what cannot be fenced, and records the method's transaction manager. */
   @Override
-  public Object postProcessAfterInitialization(Object bean, String beanName) {
-    if (bean instanceof AopInfrastructureBean) {
-      return bean;
-    }
-    Class<?> targetClass = AopProxyUtils.ultimateTargetClass(bean);
-    Boolean annotated = this.checked.get(targetClass);
-    if (annotated == null) {
-      annotated = check(targetClass);
-      this.checked.put(targetClass, annotated);
-    }
-    return annotated ? super.postProcessAfterInitialization(bean, beanName) : bean;
-  }
-
-  /** Refuses what cannot be fenced; whether the class has any {@code @Fenced} method. */
-  private boolean check(Class<?> targetClass) {
-    if (!AnnotationUtils.isCandidateClass(targetClass, Fenced.class)) {
-      return false;
-    }
-    Map<Method, Fenced> annotated =
-        MethodIntrospector.selectMethods(
-            targetClass,
-            (MethodIntrospector.MetadataLookup<Fenced>)
-                method -> AnnotatedElementUtils.findMergedAnnotation(method, Fenced.class));
-    if (annotated.isEmpty()) {
-      return false;
+  protected void check(Method method, Fenced annotation, Class<?> targetClass, String beanName) {
+    String unproxyable = unproxyable(method);
+    if (unproxyable != null) {
+      throw new InvalidFencedMethodException(
+          method,
+          "is "
+              + unproxyable
+              + ", so no proxy can intercept it and its transaction would run unfenced",
+          "Make it neither private, final nor static.");
     }
     TransactionAttributeSource transactions = transactionAttributeSource();
-    for (Method method : annotated.keySet()) {
-      int modifiers = method.getModifiers();
-      if (Modifier.isPrivate(modifiers)
-          || Modifier.isFinal(modifiers)
-          || Modifier.isStatic(modifiers)) {
-        throw new InvalidFencedMethodException(
-            method,
-            "is "
-                + Modifier.toString(
-                    modifiers & (Modifier.PRIVATE | Modifier.FINAL | Modifier.STATIC))
-                + ", so no proxy can intercept it and its transaction would run unfenced",
-            "Make it neither private, final nor static.");
-      }
-      if (transactions == null) {
-        throw new InvalidFencedMethodException(
-            method,
-            "cannot be transactional: the application has no transaction management"
-                + " (no TransactionAttributeSource bean)",
-            "Give the application a transaction manager (Spring Boot's DataSource or JPA"
-                + " auto-configuration does) and make the method @Transactional.");
-      }
-      TransactionAttribute attribute = transactions.getTransactionAttribute(method, targetClass);
-      if (attribute == null) {
-        throw new InvalidFencedMethodException(
-            method,
-            "is not transactional: a fence outside the transaction whose writes it protects"
-                + " protects nothing",
-            "Annotate the method (or its class) with @Transactional.");
-      }
-      int propagation = attribute.getPropagationBehavior();
-      if (propagation == TransactionDefinition.PROPAGATION_NEVER
-          || propagation == TransactionDefinition.PROPAGATION_NOT_SUPPORTED) {
-        throw new InvalidFencedMethodException(
-            method,
-            "runs without a transaction (@Transactional(propagation = "
-                + (propagation == TransactionDefinition.PROPAGATION_NEVER
-                    ? "NEVER"
-                    : "NOT_SUPPORTED")
-                + ")): a fence outside a transaction protects nothing",
-            "Use a propagation that runs in a transaction (REQUIRED, the default).");
-      }
-      String qualifier = attribute.getQualifier();
-      this.qualifiers.put(method, (qualifier != null) ? qualifier : "");
+    if (transactions == null) {
+      throw new InvalidFencedMethodException(
+          method,
+          "cannot be transactional: the application has no transaction management"
+              + " (no TransactionAttributeSource bean)",
+          "Give the application a transaction manager (Spring Boot's DataSource or JPA"
+              + " auto-configuration does) and make the method @Transactional.");
     }
-    return true;
+    TransactionAttribute attribute = transactions.getTransactionAttribute(method, targetClass);
+    if (attribute == null) {
+      throw new InvalidFencedMethodException(
+          method,
+          "is not transactional: a fence outside the transaction whose writes it protects"
+              + " protects nothing",
+          "Annotate the method (or its class) with @Transactional.");
+    }
+    int propagation = attribute.getPropagationBehavior();
+    if (propagation == TransactionDefinition.PROPAGATION_NEVER
+        || propagation == TransactionDefinition.PROPAGATION_NOT_SUPPORTED) {
+      throw new InvalidFencedMethodException(
+          method,
+          "runs without a transaction (@Transactional(propagation = "
+              + (propagation == TransactionDefinition.PROPAGATION_NEVER ? "NEVER" : "NOT_SUPPORTED")
+              + ")): a fence outside a transaction protects nothing",
+          "Use a propagation that runs in a transaction (REQUIRED, the default).");
+    }
+    String qualifier = attribute.getQualifier();
+    this.qualifiers.put(method, (qualifier != null) ? qualifier : "");
   }
 
   /**
@@ -207,13 +161,5 @@ public final class FencedAnnotationBeanPostProcessor
           "No TransactionFence bean to run @Fenced methods with: conch's fence needs a single"
               + " DataSource bean (or a TransactionFence bean of the application's own)");
     }
-  }
-
-  private static String resolve(BeanFactory beanFactory, String office) {
-    if (beanFactory instanceof ConfigurableBeanFactory configurable) {
-      String resolved = configurable.resolveEmbeddedValue(office);
-      return (resolved != null) ? resolved : "";
-    }
-    return office;
   }
 }

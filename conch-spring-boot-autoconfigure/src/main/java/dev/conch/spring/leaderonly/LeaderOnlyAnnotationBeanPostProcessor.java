@@ -5,29 +5,19 @@ import dev.conch.spring.Elections;
 import dev.conch.spring.observation.DefaultLeaderOnlyObservationConvention;
 import dev.conch.spring.observation.LeaderOnlyObservationContext;
 import dev.conch.spring.observation.LeaderOnlyObservationConvention;
+import dev.conch.spring.support.AnnotatedMethodAdvisingPostProcessor;
 import dev.conch.spring.support.RequiredOffices;
 import io.micrometer.observation.ObservationRegistry;
 import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.jspecify.annotations.Nullable;
-import org.springframework.aop.framework.AopInfrastructureBean;
-import org.springframework.aop.framework.AopProxyUtils;
-import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
-import org.springframework.aop.support.DefaultPointcutAdvisor;
-import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
-import org.springframework.beans.factory.config.ConfigurableBeanFactory;
-import org.springframework.core.MethodIntrospector;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.scheduling.annotation.Async;
 import org.springframework.util.ClassUtils;
 
@@ -40,14 +30,11 @@ import org.springframework.util.ClassUtils;
  * proxy.
  */
 public final class LeaderOnlyAnnotationBeanPostProcessor
-    extends AbstractBeanFactoryAwareAdvisingPostProcessor implements RequiredOffices {
+    extends AnnotatedMethodAdvisingPostProcessor<LeaderOnly> implements RequiredOffices {
 
   private final List<Requirement> offices = new CopyOnWriteArrayList<>();
 
   private @Nullable LeaderOnlyJobs jobs;
-
-  /** Whether each class seen has {@code @LeaderOnly} methods: each class is scanned once. */
-  private final Map<Class<?>, Boolean> checked = new ConcurrentHashMap<>();
 
   /** The guard of the methods, shared with {@link LeaderOnlyTasks}: one path for both. */
   private volatile @Nullable LeaderOnlyMethodInterceptor interceptor;
@@ -60,8 +47,7 @@ public final class LeaderOnlyAnnotationBeanPostProcessor
 
   /** A post-processor with class-based proxies, ordered before {@code @Scheduled}'s. */
   public LeaderOnlyAnnotationBeanPostProcessor() {
-    setProxyTargetClass(true);
-    setBeforeExistingAdvisors(true);
+    super(LeaderOnly.class, true);
     setOrder(Ordered.LOWEST_PRECEDENCE - 1);
   }
 
@@ -78,28 +64,11 @@ public final class LeaderOnlyAnnotationBeanPostProcessor
             listeners,
             this.jobs);
     this.interceptor = interceptor;
-    this.advisor =
-        new DefaultPointcutAdvisor(
-            new AnnotationMatchingPointcut(null, LeaderOnly.class, true), interceptor);
+    advise(interceptor);
   }
 
   @Override
-  public Object postProcessAfterInitialization(Object bean, String beanName) {
-    if (bean instanceof AopInfrastructureBean) {
-      return bean;
-    }
-    Class<?> targetClass = AopProxyUtils.ultimateTargetClass(bean);
-    Boolean annotated = this.checked.get(targetClass);
-    if (annotated == null) {
-      annotated = check(targetClass, beanName);
-      this.checked.put(targetClass, annotated);
-    }
-    // Without @LeaderOnly methods the pointcut matches none of them: no second scan of the
-    // class's methods to find that out again (every bean of the context passes through here).
-    if (!annotated) {
-      return bean;
-    }
-    Object proxy = super.postProcessAfterInitialization(bean, beanName);
+  protected void proxied(Class<?> targetClass, Object proxy) {
     LeaderOnlyJobs known = this.jobs;
     if (known != null) {
       for (LeaderOnlyJob job : known.all()) {
@@ -108,7 +77,6 @@ public final class LeaderOnlyAnnotationBeanPostProcessor
         }
       }
     }
-    return proxy;
   }
 
   /**
@@ -133,57 +101,33 @@ public final class LeaderOnlyAnnotationBeanPostProcessor
     return List.copyOf(this.offices);
   }
 
-  /** Refuses what a proxy cannot guard and records the offices; whether there is any method. */
-  private boolean check(Class<?> targetClass, String beanName) {
-    if (!AnnotationUtils.isCandidateClass(targetClass, LeaderOnly.class)) {
-      return false;
+  /** Refuses what a proxy cannot guard and records the method's office and job. */
+  @Override
+  protected void check(
+      Method method, LeaderOnly annotation, Class<?> targetClass, String beanName) {
+    String unproxyable = unproxyable(method);
+    if (unproxyable != null) {
+      throw new InvalidLeaderOnlyMethodException(
+          method,
+          "is " + unproxyable + ", so no proxy can intercept it and it would run on every instance",
+          "Make it neither private, final nor static.");
     }
-    Map<Method, LeaderOnly> annotated =
-        MethodIntrospector.selectMethods(
-            targetClass,
-            (MethodIntrospector.MetadataLookup<LeaderOnly>)
-                method -> AnnotatedElementUtils.findMergedAnnotation(method, LeaderOnly.class));
-    annotated.forEach(
-        (method, annotation) -> {
-          String description = "@LeaderOnly " + beanName + "." + method.getName() + "()";
-          int modifiers = method.getModifiers();
-          if (Modifier.isPrivate(modifiers)
-              || Modifier.isFinal(modifiers)
-              || Modifier.isStatic(modifiers)) {
-            throw new InvalidLeaderOnlyMethodException(
-                method,
-                "is "
-                    + Modifier.toString(
-                        modifiers & (Modifier.PRIVATE | Modifier.FINAL | Modifier.STATIC))
-                    + ", so no proxy can intercept it and it would run on every instance",
-                "Make it neither private, final nor static.");
-          }
-          if (AnnotatedElementUtils.hasAnnotation(method, Async.class)
-              || AnnotatedElementUtils.hasAnnotation(targetClass, Async.class)) {
-            throw new InvalidLeaderOnlyMethodException(
-                method,
-                "is also @Async: leadership would be checked on the caller's thread and the"
-                    + " work done on another, possibly after the term ended",
-                "Remove @Async, or call the @LeaderOnly method from inside the @Async one.");
-          }
-          String office = resolve(this.beanFactory, annotation.office());
-          LeaderOnlyJob job =
-              LeaderOnlyJobsFactory.job(
-                  method, annotation, office, v -> resolve(this.beanFactory, v));
-          if (job != null && this.jobs != null) {
-            this.jobs.register(job);
-          }
-          this.offices.add(new Requirement(office, description));
-        });
-    return !annotated.isEmpty();
-  }
-
-  private static String resolve(@Nullable BeanFactory beanFactory, String office) {
-    if (beanFactory instanceof ConfigurableBeanFactory configurable) {
-      String resolved = configurable.resolveEmbeddedValue(office);
-      return (resolved != null) ? resolved : "";
+    if (AnnotatedElementUtils.hasAnnotation(method, Async.class)
+        || AnnotatedElementUtils.hasAnnotation(targetClass, Async.class)) {
+      throw new InvalidLeaderOnlyMethodException(
+          method,
+          "is also @Async: leadership would be checked on the caller's thread and the"
+              + " work done on another, possibly after the term ended",
+          "Remove @Async, or call the @LeaderOnly method from inside the @Async one.");
     }
-    return office;
+    String office = resolve(this.beanFactory, annotation.office());
+    LeaderOnlyJob job =
+        LeaderOnlyJobsFactory.job(method, annotation, office, v -> resolve(this.beanFactory, v));
+    if (job != null && this.jobs != null) {
+      this.jobs.register(job);
+    }
+    this.offices.add(
+        new Requirement(office, "@LeaderOnly " + beanName + "." + method.getName() + "()"));
   }
 
   /**
