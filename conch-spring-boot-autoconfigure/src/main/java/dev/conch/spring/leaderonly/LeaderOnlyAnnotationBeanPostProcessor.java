@@ -205,17 +205,19 @@ public final class LeaderOnlyAnnotationBeanPostProcessor
     }
 
     private static LeaderOnlyObserver observerOf(BeanFactory beanFactory) {
-      LeaderOnlyObservationConvention convention =
-          beanFactory
-              .getBeanProvider(LeaderOnlyObservationConvention.class)
-              .getIfUnique(DefaultLeaderOnlyObservationConvention::new);
+      LeaderOnlyObservationConvention custom =
+          beanFactory.getBeanProvider(LeaderOnlyObservationConvention.class).getIfUnique();
       ObservationRegistry observations =
           beanFactory.getBeanProvider(ObservationRegistry.class).getIfUnique();
       if (observations != null && !observations.isNoop()) {
-        return new LeaderOnlyObservations(observations, convention);
+        return new LeaderOnlyObservations(observations, custom);
       }
       LeaderOnlyObserver meters =
-          METERS_PRESENT ? LeaderOnlyMetrics.of(beanFactory, convention) : null;
+          METERS_PRESENT
+              ? LeaderOnlyMetrics.of(
+                  beanFactory,
+                  (custom != null) ? custom : new DefaultLeaderOnlyObservationConvention())
+              : null;
       return (meters != null) ? meters : LeaderOnlyObserver.NONE;
     }
   }

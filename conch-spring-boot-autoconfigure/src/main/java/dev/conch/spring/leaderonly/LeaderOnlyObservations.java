@@ -1,5 +1,6 @@
 package dev.conch.spring.leaderonly;
 
+import dev.conch.spring.observation.DefaultLeaderOnlyObservationConvention;
 import dev.conch.spring.observation.LeaderOnlyObservationContext;
 import dev.conch.spring.observation.LeaderOnlyObservationConvention;
 import io.micrometer.observation.Observation;
@@ -16,12 +17,19 @@ final class LeaderOnlyObservations implements LeaderOnlyObserver {
 
   private final ObservationRegistry registry;
 
-  private final LeaderOnlyObservationConvention convention;
+  private static final LeaderOnlyObservationConvention DEFAULT =
+      new DefaultLeaderOnlyObservationConvention();
 
-  /** Observations in {@code registry} named by {@code convention}. */
-  LeaderOnlyObservations(ObservationRegistry registry, LeaderOnlyObservationConvention convention) {
+  private final @Nullable LeaderOnlyObservationConvention custom;
+
+  /**
+   * Observations in {@code registry}, named by the application's {@code custom} convention when it
+   * has one (it beats the registry's global conventions), else by those, else by the default.
+   */
+  LeaderOnlyObservations(
+      ObservationRegistry registry, @Nullable LeaderOnlyObservationConvention custom) {
     this.registry = registry;
-    this.convention = convention;
+    this.custom = custom;
   }
 
   @Override
@@ -44,6 +52,6 @@ final class LeaderOnlyObservations implements LeaderOnlyObserver {
   }
 
   private Observation observation(LeaderOnlyObservationContext context) {
-    return Observation.createNotStarted(null, this.convention, () -> context, this.registry);
+    return Observation.createNotStarted(this.custom, DEFAULT, () -> context, this.registry);
   }
 }

@@ -25,7 +25,9 @@ final class ConchObservations implements LeadershipObserver {
 
   private final ObservationRegistry registry;
 
-  private final HookObservationConvention hookConvention;
+  private static final HookObservationConvention DEFAULT = new DefaultHookObservationConvention();
+
+  private final @Nullable HookObservationConvention hookConvention;
 
   /**
    * Observations in the application's {@code ObservationRegistry}, named by its convention bean or
@@ -38,14 +40,14 @@ final class ConchObservations implements LeadershipObserver {
       return null;
     }
     return new ConchObservations(
-        registry,
-        beanFactory
-            .getBeanProvider(HookObservationConvention.class)
-            .getIfUnique(DefaultHookObservationConvention::new));
+        registry, beanFactory.getBeanProvider(HookObservationConvention.class).getIfUnique());
   }
 
-  /** Observations in {@code registry} named by {@code hook}. */
-  ConchObservations(ObservationRegistry registry, HookObservationConvention hook) {
+  /**
+   * Observations in {@code registry}, named by the application's convention {@code hook} when it
+   * has one (it beats the registry's global conventions), else by those, else by the default.
+   */
+  ConchObservations(ObservationRegistry registry, @Nullable HookObservationConvention hook) {
     this.registry = registry;
     this.hookConvention = hook;
   }
@@ -90,8 +92,8 @@ final class ConchObservations implements LeadershipObserver {
 
     private Observation observation(Leadership leadership, @Nullable LossReason reason) {
       return Observation.createNotStarted(
-          null,
           ConchObservations.this.hookConvention,
+          DEFAULT,
           () -> new HookObservationContext(this.name, this.on, leadership, reason),
           ConchObservations.this.registry);
     }

@@ -229,7 +229,9 @@ class ObservationsTest {
   void theApplicationsConventionBeansNameTheObservations() {
     this.contextRunner
         .withConfiguration(AutoConfigurations.of(LeaderOnlyAutoConfiguration.class))
-        .withBean(TestObservationRegistry.class, ObservationsTest::registry)
+        // A global convention of the registry names what has no convention of its own: the
+        // application's convention beans are conch's custom ones and beat it.
+        .withBean(TestObservationRegistry.class, ObservationsTest::registryWithGlobalConventions)
         .withBean(
             HookObservationConvention.class,
             () ->
@@ -268,6 +270,39 @@ class ObservationsTest {
                                 DefaultLeaderOnlyObservationConvention.NAME, 0);
                       });
             });
+  }
+
+  /** {@link #registry()} with global conventions that would rename both observations. */
+  private static TestObservationRegistry registryWithGlobalConventions() {
+    TestObservationRegistry registry = registry();
+    registry
+        .observationConfig()
+        .observationConvention(
+            new io.micrometer.observation.GlobalObservationConvention<HookObservationContext>() {
+              @Override
+              public boolean supportsContext(Observation.Context context) {
+                return context instanceof HookObservationContext;
+              }
+
+              @Override
+              public String getName() {
+                return "global.hook";
+              }
+            })
+        .observationConvention(
+            new io.micrometer.observation.GlobalObservationConvention<
+                LeaderOnlyObservationContext>() {
+              @Override
+              public boolean supportsContext(Observation.Context context) {
+                return context instanceof LeaderOnlyObservationContext;
+              }
+
+              @Override
+              public String getName() {
+                return "global.job";
+              }
+            });
+    return registry;
   }
 
   /** A test registry whose scopes put the observation in the MDC, as a tracer does. */
