@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.TreeSet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -88,6 +89,52 @@ class EtcdOutageLogTest {
   }
 
   @Test
+  void aWrongEndpointIsSaidOncePerAttemptForAllTheOfficesOfTheSession(CapturedOutput output)
+      throws Exception {
+    String nowhere = "http://127.0.0.1:" + closedPort();
+    ConfigurableApplicationContext context =
+        start(
+            nowhere,
+            "--conch.offices.billing.hook-timeout=30s",
+            "--conch.offices.reports.hook-timeout=30s");
+    String office = context.getEnvironment().getRequiredProperty("conch.office");
+    // Three offices, each failing every call timeout (1 s) plus its back-off: per office, that
+    // would be three lines a round. Said for the session, a line per call timeout at most.
+    long[] firstAndThird = new long[2];
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(20))
+        .until(
+            () -> {
+              long lines = campaignLines(output).size();
+              if (lines >= 1 && firstAndThird[0] == 0) {
+                firstAndThird[0] = System.nanoTime();
+              }
+              if (lines >= 3) {
+                firstAndThird[1] = System.nanoTime();
+                return true;
+              }
+              return false;
+            });
+    assertThat(Duration.ofNanos(firstAndThird[1] - firstAndThird[0]))
+        .as("from the first line to the third")
+        .isGreaterThanOrEqualTo(Duration.ofMillis(1800));
+    assertThat(campaignLines(output))
+        .allSatisfy(
+            line ->
+                assertThat(line)
+                    .startsWith("WARN dev.conch.etcd.EtcdSession ")
+                    .contains(
+                        "offices "
+                            + String.join(
+                                ", ", new TreeSet<>(List.of("billing", office, "reports")))
+                            + ": campaign failed, will retry: could not get a lease from etcd at "
+                            + nowhere
+                            + " (conch.etcd.endpoints) within 1s"));
+    assertThat(lines(output, CLIENT_LINE)).isZero();
+  }
+
+  @Test
   void aLevelTheApplicationSetsForJetcdIsKept(CapturedOutput output) throws Exception {
     start("http://127.0.0.1:" + closedPort(), "--logging.level.io.etcd.jetcd=warn");
     await().atMost(Duration.ofSeconds(15)).until(() -> lines(output, LEASE_LINE) >= 2);
@@ -145,6 +192,15 @@ class EtcdOutageLogTest {
         .toString()
         .lines()
         .filter(line -> line.startsWith("WARN dev.conch") || line.startsWith("WARN io.etcd"))
+        .toList();
+  }
+
+  /** conch's WARN lines about a failed campaign. */
+  private static List<String> campaignLines(CapturedOutput output) {
+    return output
+        .toString()
+        .lines()
+        .filter(line -> line.startsWith("WARN dev.conch") && line.contains("campaign failed"))
         .toList();
   }
 
