@@ -3,6 +3,7 @@ package dev.conch.spring.fence;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -130,6 +131,14 @@ public final class FencedAnnotationBeanPostProcessor
       this.qualifiers.put(method, (qualifier != null) ? qualifier : "");
     }
     return true;
+  }
+
+  /**
+   * The {@code @Fenced} methods of the beans made so far: every singleton's once the context's
+   * singletons are instantiated.
+   */
+  public Set<Method> fencedMethods() {
+    return Set.copyOf(this.qualifiers.keySet());
   }
 
   /**
