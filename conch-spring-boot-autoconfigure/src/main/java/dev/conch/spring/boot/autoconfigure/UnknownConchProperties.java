@@ -34,6 +34,20 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
  */
 final class UnknownConchProperties implements EnvironmentPostProcessor, Ordered {
 
+  /**
+   * conch's own environment variables, no properties: read by {@code conch elect} ({@code
+   * CONCH_ENDPOINTS}, {@code CONCH_PASSWORD}, {@code CONCH_LOG}) or set for the command it runs
+   * ({@code CONCH_NAME}, {@code CONCH_REV}, {@code CONCH_LEASE}), which may be this application.
+   */
+  private static final Set<String> CLI_VARIABLES =
+      Set.of(
+          "conch.endpoints",
+          "conch.password",
+          "conch.log",
+          "conch.name",
+          "conch.rev",
+          "conch.lease");
+
   private final Log logger;
 
   UnknownConchProperties(DeferredLogFactory logFactory) {
@@ -70,7 +84,8 @@ final class UnknownConchProperties implements EnvironmentPostProcessor, Ordered 
         if (known == null) {
           known = ConchPropertyNames.load(classLoader);
         }
-        if (!known.isKnown(name, variables)) {
+        if (!known.isKnown(name, variables)
+            && !(variables && CLI_VARIABLES.contains(name.toString()))) {
           unknown.add(describe(name, source, known));
         }
       }

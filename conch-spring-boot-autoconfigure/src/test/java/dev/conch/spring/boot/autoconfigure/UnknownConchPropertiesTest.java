@@ -60,18 +60,39 @@ class UnknownConchPropertiesTest {
   }
 
   @Test
+  void anEnvironmentVariableIsComparedAsBootBindsIt(CapturedOutput output) {
+    StandardEnvironment environment = new StandardEnvironment();
+    environment
+        .getPropertySources()
+        .addFirst(
+            new SystemEnvironmentPropertySource(
+                "test-systemEnvironment", Map.of("CONCH_ETCD_TIMEOUT", "2s", "CONCH_TLL", "10s")));
+    run(environment);
+    assertThat(warnings(output))
+        .singleElement()
+        .asString()
+        .contains("conch.tll (")
+        .contains("CONCH_TLL")
+        .contains("did you mean conch.ttl?")
+        .doesNotContain("timeout");
+  }
+
+  @Test
   void theNamesBootBindsGiveNoWarning(CapturedOutput output) {
     StandardEnvironment environment = new StandardEnvironment();
     environment
         .getPropertySources()
         .addFirst(
             new SystemEnvironmentPropertySource(
-                "test variables",
+                "test-systemEnvironment",
                 Map.of(
                     "CONCH_STOP_TIMEOUT", "2s",
                     "CONCH_STOPTIMEOUT", "2s",
                     "CONCH_OFFICES_BILLING_HOOKTIMEOUT", "5s",
-                    "CONCH_ETCD_ENDPOINTS_0", "http://127.0.0.1:2379")));
+                    "CONCH_ETCD_ENDPOINTS_0", "http://127.0.0.1:2379",
+                    // Set by conch elect for the command it runs, which may be this application.
+                    "CONCH_REV", "42",
+                    "CONCH_NAME", "billing")));
     run(
         environment,
         "--conch.etcd.endpoints=http://127.0.0.1:2379,http://127.0.0.1:2380",
