@@ -93,9 +93,10 @@ final class UnknownConchProperties implements EnvironmentPostProcessor, Ordered 
     if (unknown.isEmpty()) {
       return null;
     }
+    boolean one = unknown.size() == 1;
     return "Unknown conch "
-        + (unknown.size() == 1 ? "property" : "properties")
-        + ", ignored (nothing binds them; check the names): "
+        + (one ? "property, ignored (nothing binds it; check the name): " : "properties, ignored")
+        + (one ? "" : " (nothing binds them; check the names): ")
         + String.join("; ", unknown);
   }
 
