@@ -233,7 +233,10 @@ final class ElectionLoop {
     if (!done.isCancelled()) {
       Throwable cause = error instanceof CompletionException ? error.getCause() : error;
       if (cause instanceof ConchException) {
-        log.warn("office {}: campaign failed, will retry: {}", office, cause.getMessage());
+        // A failure of the store's that fails its offices alike is said by the store, once.
+        if (!lock.reportCampaignFailure(cause)) {
+          log.warn("office {}: campaign failed, will retry: {}", office, cause.getMessage());
+        }
       } else {
         log.warn("office {}: campaign failed unexpectedly, will retry", office, cause);
       }

@@ -31,6 +31,16 @@ public interface FencedLock {
       Holder self, Consumer<Optional<Holder>> ahead, Runnable changed);
 
   /**
+   * Reports a failed campaign whose cause is the store's rather than the office's (etcd's session
+   * could not get the lease every office of it waits for), so that it is said once for all the
+   * offices it failed rather than once per office; returns whether it did. When it did not, the
+   * election logs the failure itself.
+   */
+  default boolean reportCampaignFailure(Throwable failure) {
+    return false;
+  }
+
+  /**
    * Gives the office up: deletes the key so the next candidate leads at once. Never waits: the
    * returned future completes after the first attempt; if the store could not be reached, it keeps
    * trying in the background until the key or its lease is gone.

@@ -85,7 +85,7 @@ final class EtcdCampaign {
             cancelled();
           }
         });
-    ask(session::lease, this::granted);
+    ask(session::campaignLease, this::granted);
     return result;
   }
 

@@ -93,6 +93,15 @@ final class EtcdOffice implements FencedLock {
   }
 
   @Override
+  public boolean reportCampaignFailure(Throwable failure) {
+    if (failure instanceof LeaseUnavailableException) {
+      session.campaignFailures().failed(office, failure);
+      return true;
+    }
+    return false;
+  }
+
+  @Override
   public CompletableFuture<Void> release(Grant grant) {
     EtcdGrant held = (EtcdGrant) grant;
     held.stop();

@@ -44,6 +44,7 @@ public final class EtcdSession implements AutoCloseable {
   private final SessionOptions options;
   private final Ticker ticker;
   private final LeaseKeeper keeper;
+  private final CampaignFailureLog campaignFailures;
   private final Map<String, Election> elections = new ConcurrentHashMap<>();
   private final List<OfficeGroup> groups = new CopyOnWriteArrayList<>();
   private final AtomicLong wakeups = new AtomicLong();
@@ -61,6 +62,8 @@ public final class EtcdSession implements AutoCloseable {
     this.options = options;
     this.ticker = options.ticker();
     this.keeper = new LeaseKeeper(client, options, this::retryPending, this::revoke);
+    this.campaignFailures =
+        new CampaignFailureLog(ticker, options.timeout(), this::campaigningOffices);
   }
 
   /**
@@ -265,6 +268,24 @@ public final class EtcdSession implements AutoCloseable {
   /** The current lease, granting one if there is none; fails after the call timeout. */
   CompletableFuture<LeaseKeeper.Lease> lease() {
     return keeper.lease();
+  }
+
+  /** {@link #lease()} for a campaign: its failure is said once for all offices. */
+  CompletableFuture<LeaseKeeper.Lease> campaignLease() {
+    return campaignFailures.watch(keeper.lease());
+  }
+
+  /** The offices of the elections of this session that are not closed. */
+  private List<String> campaigningOffices() {
+    return elections.entrySet().stream()
+        .filter(entry -> entry.getValue().state() != State.CLOSED)
+        .map(Map.Entry::getKey)
+        .toList();
+  }
+
+  /** Where a campaign that failed for want of the lease is said, once for all offices. */
+  CampaignFailureLog campaignFailures() {
+    return campaignFailures;
   }
 
   /**

@@ -171,7 +171,7 @@ final class LeaseKeeper implements AutoCloseable {
             new EtcdUnavailableException("session is closed", null));
       }
       if (clientClosed != null) {
-        return CompletableFuture.failedFuture(new EtcdUnavailableException(clientClosed, null));
+        return CompletableFuture.failedFuture(new LeaseUnavailableException(clientClosed, null));
       }
       if (lease != null && lease.gone == null) {
         return CompletableFuture.completedFuture(lease);
@@ -188,7 +188,7 @@ final class LeaseKeeper implements AutoCloseable {
                 waiting.remove(granted);
               }
               granted.completeExceptionally(
-                  new EtcdUnavailableException(
+                  new LeaseUnavailableException(
                       "could not get a lease from etcd"
                           + where
                           + " within "
@@ -338,7 +338,8 @@ final class LeaseKeeper implements AutoCloseable {
       reason = clientClosed != null ? clientClosed : error;
     }
     if (closedClient) {
-      told.forEach(future -> future.completeExceptionally(new EtcdUnavailableException(reason, e)));
+      told.forEach(
+          future -> future.completeExceptionally(new LeaseUnavailableException(reason, e)));
       if (current != null && current.gone == null) {
         // It can never be renewed again: its terms end now, not at the deadline.
         current.gone = LossReason.RENEWAL_FAILED;

@@ -3,6 +3,7 @@ package dev.conch.spring.fence;
 import dev.conch.spring.support.AnnotatedMethodAdvisingPostProcessor;
 import java.lang.reflect.Method;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -84,6 +85,14 @@ public final class FencedAnnotationBeanPostProcessor
     }
     String qualifier = attribute.getQualifier();
     this.qualifiers.put(method, (qualifier != null) ? qualifier : "");
+  }
+
+  /**
+   * The {@code @Fenced} methods of the beans made so far: every singleton's once the context's
+   * singletons are instantiated.
+   */
+  public Set<Method> fencedMethods() {
+    return Set.copyOf(this.qualifiers.keySet());
   }
 
   /**

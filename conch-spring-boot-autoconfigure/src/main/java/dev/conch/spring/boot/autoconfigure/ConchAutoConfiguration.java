@@ -35,7 +35,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.logging.LoggingSystem;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.ApplicationEventPublisher;
@@ -114,12 +113,6 @@ public final class ConchAutoConfiguration {
       matchIfMissing = true)
   @Import(OfficeBalanceConfiguration.class)
   static class EtcdConfiguration {
-
-    /** jetcd's lease client logs every failed call twice; conch reports an outage itself. */
-    @Bean
-    JetcdLogLevels conchJetcdLogLevels(ObjectProvider<LoggingSystem> loggingSystem) {
-      return new JetcdLogLevels(loggingSystem.getIfAvailable());
-    }
 
     @Bean
     @ConditionalOnMissingBean(EtcdConnectionDetails.class)

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.TreeSet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -37,7 +38,12 @@ class EtcdOutageLogTest {
 
   @RegisterExtension final EtcdExtension etcd = EtcdExtension.members(1);
 
-  private static final String LEASE_LINE = "WARN " + JetcdLogLevels.LEASE_LOGGER + " ";
+  private static final String LEASE_LINE = "WARN io.etcd.jetcd.impl.LeaseImpl ";
+
+  /**
+   * Any of jetcd's clients (KVImpl, LeaseImpl, ...): their retry wrapper warns of each failed call.
+   */
+  private static final String CLIENT_LINE = "WARN io.etcd.jetcd.impl.";
 
   private static final Duration OUTAGE = Duration.ofSeconds(5);
 
@@ -77,8 +83,55 @@ class EtcdOutageLogTest {
             + nowhere
             + " (conch.etcd.endpoints) within 1s";
     await().atMost(Duration.ofSeconds(15)).until(() -> output.toString().contains(said));
-    // The lease grant was retried every 500 ms meanwhile; jetcd's lines for it stay out.
-    assertThat(lines(output, LEASE_LINE)).isZero();
+    // The lease grant was retried every 500 ms meanwhile; jetcd's lines for it (and for any other
+    // client call) stay out.
+    assertThat(lines(output, CLIENT_LINE)).isZero();
+  }
+
+  @Test
+  void aWrongEndpointIsSaidOncePerAttemptForAllTheOfficesOfTheSession(CapturedOutput output)
+      throws Exception {
+    String nowhere = "http://127.0.0.1:" + closedPort();
+    ConfigurableApplicationContext context =
+        start(
+            nowhere,
+            "--conch.offices.billing.hook-timeout=30s",
+            "--conch.offices.reports.hook-timeout=30s");
+    String office = context.getEnvironment().getRequiredProperty("conch.office");
+    // Three offices, each failing every call timeout (1 s) plus its back-off: per office, that
+    // would be three lines a round. Said for the session, a line per call timeout at most.
+    long[] firstAndThird = new long[2];
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(20))
+        .until(
+            () -> {
+              long lines = campaignLines(output).size();
+              if (lines >= 1 && firstAndThird[0] == 0) {
+                firstAndThird[0] = System.nanoTime();
+              }
+              if (lines >= 3) {
+                firstAndThird[1] = System.nanoTime();
+                return true;
+              }
+              return false;
+            });
+    assertThat(Duration.ofNanos(firstAndThird[1] - firstAndThird[0]))
+        .as("from the first line to the third")
+        .isGreaterThanOrEqualTo(Duration.ofMillis(1800));
+    assertThat(campaignLines(output))
+        .allSatisfy(
+            line ->
+                assertThat(line)
+                    .startsWith("WARN dev.conch.etcd.EtcdSession ")
+                    .contains(
+                        "offices "
+                            + String.join(
+                                ", ", new TreeSet<>(List.of("billing", office, "reports")))
+                            + ": campaign failed, will retry: could not get a lease from etcd at "
+                            + nowhere
+                            + " (conch.etcd.endpoints) within 1s"));
+    assertThat(lines(output, CLIENT_LINE)).isZero();
   }
 
   @Test
@@ -106,7 +159,7 @@ class EtcdOutageLogTest {
     String during = output.toString();
     this.etcd.cluster().member(0).start();
 
-    assertThat(count(during, LEASE_LINE)).as("jetcd's lease WARN lines in %s", OUTAGE).isZero();
+    assertThat(count(during, CLIENT_LINE)).as("jetcd's client WARN lines in %s", OUTAGE).isZero();
     assertThat(during)
         .contains("renewal failed at " + endpoints + " (conch.etcd.endpoints)")
         .contains("could not get a lease from etcd at " + endpoints + " (conch.etcd.endpoints)");
@@ -139,6 +192,15 @@ class EtcdOutageLogTest {
         .toString()
         .lines()
         .filter(line -> line.startsWith("WARN dev.conch") || line.startsWith("WARN io.etcd"))
+        .toList();
+  }
+
+  /** conch's WARN lines about a failed campaign. */
+  private static List<String> campaignLines(CapturedOutput output) {
+    return output
+        .toString()
+        .lines()
+        .filter(line -> line.startsWith("WARN dev.conch") && line.contains("campaign failed"))
         .toList();
   }
 

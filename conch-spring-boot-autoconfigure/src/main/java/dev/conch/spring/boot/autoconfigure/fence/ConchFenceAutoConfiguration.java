@@ -11,6 +11,8 @@ import dev.conch.spring.fence.TransactionFence;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 import javax.sql.DataSource;
+import org.springframework.beans.factory.BeanFactoryUtils;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -94,6 +96,24 @@ public final class ConchFenceAutoConfiguration {
     FenceTermStarts conchFenceTermStarts(
         ObjectProvider<Elections> elections, TransactionFence transactionFence) {
       return new FenceTermStarts(elections::getIfAvailable, transactionFence);
+    }
+
+    /** The fence table checked once at start-up: missing, it stops a start with @Fenced methods. */
+    @Bean
+    FenceTableCheck conchFenceTableCheck(
+        DataSource dataSource,
+        JdbcFence jdbcFence,
+        FenceJdbcProperties properties,
+        ObjectProvider<FencedAnnotationBeanPostProcessor> fencedMethods,
+        ListableBeanFactory beanFactory) {
+      String[] names =
+          BeanFactoryUtils.beanNamesForTypeIncludingAncestors(beanFactory, DataSource.class);
+      return new FenceTableCheck(
+          dataSource,
+          (names.length == 1) ? names[0] : null,
+          jdbcFence,
+          properties,
+          fencedMethods.getIfAvailable());
     }
 
     @Bean
