@@ -38,6 +38,8 @@ class TestOfficesReplaceNoneTest {
 
   @Test
   void applicationKeepsItsElectionInEtcd() throws InterruptedException {
+    assertThat(this.context.getEnvironment().getProperty("conch.test.offices.replace"))
+        .isEqualToIgnoringCase("none");
     assertThat(this.context.getEnvironment().getProperty("conch.standalone")).isNull();
     assertThat(this.context.getBeanNamesForType(TestOffices.class)).isEmpty();
     assertThat(this.context.getBeanNamesForType(LocalOffices.class)).isEmpty();
