@@ -1,6 +1,7 @@
 package dev.conch.spring.boot.test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 import dev.conch.Holder;
 import dev.conch.Leadership;
@@ -83,6 +84,15 @@ class TestOfficesAwaitRunsTest {
     call.get(10, TimeUnit.SECONDS);
   }
 
+  @Test
+  void aRunThatThrowsIsCountedWithItsFailureRecorded() {
+    assertThatIllegalStateException().isThrownBy(this.report::failing);
+
+    this.offices.awaitRuns(Report.class, "failing", 1);
+    assertThat(this.offices.lastRun(Report.class, "failing"))
+        .hasValueSatisfying(run -> assertThat(run.outcome()).isEqualTo(JobRecord.Outcome.FAILED));
+  }
+
   @SpringBootConfiguration(proxyBeanMethods = false)
   @EnableAutoConfiguration
   static class App {
@@ -142,6 +152,12 @@ class TestOfficesAwaitRunsTest {
     @LeaderOnly
     void hourly() {
       this.gates.hourly.incrementAndGet();
+    }
+
+    @Scheduled(cron = "0 30 * * * *")
+    @LeaderOnly
+    void failing() {
+      throw new IllegalStateException("the report's source is gone");
     }
   }
 
