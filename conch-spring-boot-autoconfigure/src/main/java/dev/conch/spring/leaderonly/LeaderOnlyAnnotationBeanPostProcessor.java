@@ -169,6 +169,11 @@ public final class LeaderOnlyAnnotationBeanPostProcessor
       all().forEach(listener -> listener.skipped(office, method));
     }
 
+    @Override
+    public void ended(String office, String method) {
+      all().forEach(listener -> listener.ended(office, method));
+    }
+
     /** Each listener wraps the next: the first bean is the outermost. */
     @Override
     public @Nullable Object proceed(Leadership leadership, String method, Call call)

@@ -5,9 +5,10 @@ import java.lang.reflect.Method;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Told of each call of a {@link LeaderOnly @LeaderOnly} method: whether it ran or was skipped.
- * Every bean of this type is told (the test kit's {@code TestOffices} is one); its {@link #proceed}
- * runs inside the starter's own observation, or timer, of the call.
+ * Told of each call of a {@link LeaderOnly @LeaderOnly} method (or {@link LeaderOnlyTasks} task):
+ * that it runs, that its run {@linkplain #ended ended}, or that it was skipped. Every bean of this
+ * type is told (the test kit counts calls with one); its {@link #proceed} runs inside the starter's
+ * own observation, or timer, of the call.
  */
 public interface LeaderOnlyInvocations {
 
@@ -17,6 +18,15 @@ public interface LeaderOnlyInvocations {
    * @param method the method, as {@code Class.method()}
    */
   default void run(String office, String method) {}
+
+  /**
+   * The run that {@link #run} announced ended, returned or thrown, and all of it is done: how a
+   * scheduled job's firing ended is recorded, the call's observation is stopped and its term no
+   * longer waits for it. What the run did is there to see.
+   *
+   * @param method the method, as {@code Class.method()}, or the task's name
+   */
+  default void ended(String office, String method) {}
 
   /**
    * The call was skipped: this instance does not lead {@code office}.

@@ -102,6 +102,7 @@ final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
     if (registered.isEmpty()) {
       return skip(office, name, method, contexts, skipped, false);
     }
+    boolean ran = false;
     try (Leadership.Work work = registered.get()) {
       // A scheduled job's firing runs only once claimed in its record (null: refused, skip it).
       JobFiring firing =
@@ -109,6 +110,7 @@ final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
       if (firing == null) {
         return skip(office, name, method, contexts, skipped, true);
       }
+      ran = true;
       this.invocations.run(term.get().office(), name);
       CurrentLeadership.Invocation previous = CurrentLeadership.enter(election.get(), term.get());
       try {
@@ -125,6 +127,22 @@ final class LeaderOnlyMethodInterceptor implements MethodInterceptor {
         // The stop's interrupt is for this call alone, not for what its thread runs next.
         Thread.interrupted();
       }
+      if (ran) {
+        ended(term.get().office(), name);
+      }
+    }
+  }
+
+  /**
+   * Tells the {@link LeaderOnlyInvocations} beans that a run ended, once all of it is done: its
+   * record written, its observation stopped, its term no longer waiting for it. A listener's
+   * failure is logged: it must not replace what the call returned or threw.
+   */
+  private void ended(String office, String name) {
+    try {
+      this.invocations.ended(office, name);
+    } catch (RuntimeException ex) {
+      logger.warn("A listener of " + name + "'s end failed", ex);
     }
   }
 

@@ -8,7 +8,7 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.test.context.PropertyMapping;
-import org.springframework.test.context.TestPropertySource;
+import org.springframework.boot.test.context.PropertyMapping.Skip;
 
 /**
  * Replaces etcd with conch's in-memory offices in a {@code @SpringBootTest} or a slice test
@@ -36,9 +36,10 @@ import org.springframework.test.context.TestPropertySource;
  * }
  * }</pre>
  *
- * <p>It sets {@code conch.standalone=true} (so nothing connects to etcd) and imports conch's
- * auto-configurations, which slices leave out (listed in {@code
- * META-INF/spring/dev.conch.spring.boot.test.AutoConfigureTestOffices.imports}).
+ * <p>It imports conch's auto-configurations, which slices leave out (listed in {@code
+ * META-INF/spring/dev.conch.spring.boot.test.AutoConfigureTestOffices.imports}), and, unless {@link
+ * #replace} is {@link Replace#NONE NONE}, sets {@code conch.standalone=true} so that nothing
+ * connects to etcd.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
@@ -46,8 +47,17 @@ import org.springframework.test.context.TestPropertySource;
 @Inherited
 @ImportAutoConfiguration
 @PropertyMapping("conch.test.offices")
-@TestPropertySource(properties = "conch.standalone=true")
 public @interface AutoConfigureTestOffices {
+
+  /**
+   * What the in-memory offices replace ({@code conch.test.offices.replace}): by default whatever
+   * the application elects with; {@link Replace#NONE NONE} keeps its election, in a real etcd (or a
+   * {@code @ServiceConnection} container), and adds no {@link TestOffices}.
+   *
+   * @return what the in-memory offices replace
+   */
+  @PropertyMapping(skip = Skip.ON_DEFAULT_VALUE)
+  Replace replace() default Replace.ANY;
 
   /**
    * Whether this instance leads every office at the start of each test ({@code
@@ -57,4 +67,17 @@ public @interface AutoConfigureTestOffices {
    * @return whether this instance starts as the leader
    */
   boolean leading() default true;
+
+  /** What the in-memory offices replace. */
+  enum Replace {
+
+    /**
+     * The application's election, whatever configured it (etcd, a {@code @ServiceConnection}, its
+     * own standalone mode): the offices are elected in memory and scripted by {@link TestOffices}.
+     */
+    ANY,
+
+    /** Nothing: the application elects as it would run, and there is no {@link TestOffices}. */
+    NONE
+  }
 }

@@ -18,56 +18,75 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * How often each {@code @LeaderOnly} method ran and was skipped, by method ({@code Class.method()},
- * as the starter names it), by {@link LeaderOnlyTasks} task (its name) and by office; a key that is
- * neither an office, a {@code @LeaderOnly} method of the context nor a task name given so far is
- * refused with the keys that are.
+ * The test kit's record of the {@code @LeaderOnly} calls, as the starter reports them to every
+ * {@link LeaderOnlyInvocations} bean: how often each method, each {@link LeaderOnlyTasks} task and
+ * each office ran (a run counts once it has {@linkplain LeaderOnlyInvocations#ended ended}) and was
+ * skipped. {@link TestOffices} reads it; a method, task or office that the context does not have is
+ * refused with those it has.
  */
-final class LeaderOnlyCounts {
+final class LeaderOnlyCounts implements LeaderOnlyInvocations {
 
-  private final Map<String, AtomicLong> runs = new ConcurrentHashMap<>();
+  private final Counts offices = new Counts();
 
-  private final Map<String, AtomicLong> skips = new ConcurrentHashMap<>();
+  /** By the starter's name of the call: {@code Class.method()}, or a task's name. */
+  private final Counts calls = new Counts();
 
   private final ListableBeanFactory beanFactory;
 
-  private final Supplier<Set<String>> offices;
+  private final Supplier<Set<String>> officeNames;
 
   private volatile @Nullable Set<String> methods;
 
-  LeaderOnlyCounts(ListableBeanFactory beanFactory, Supplier<Set<String>> offices) {
+  LeaderOnlyCounts(ListableBeanFactory beanFactory, Supplier<Set<String>> officeNames) {
     this.beanFactory = beanFactory;
-    this.offices = offices;
+    this.officeNames = officeNames;
   }
 
-  void ran(String office, String method) {
-    count(this.runs, office, method);
+  @Override
+  public void ended(String office, String method) {
+    this.offices.ran(office);
+    this.calls.ran(method);
   }
 
-  void skipped(String office, String method) {
-    count(this.skips, office, method);
+  @Override
+  public void skipped(String office, String method) {
+    this.offices.skipped(office);
+    this.calls.skipped(method);
   }
 
-  long runs(String key) {
-    return get(this.runs, key);
+  /** The runs and skips of every call in {@code office}. */
+  Counts.Count office(String office) {
+    if (!this.officeNames.get().contains(office)) {
+      throw new IllegalArgumentException("No office '" + office + "'; " + known());
+    }
+    return this.offices.of(office);
   }
 
-  long skips(String key) {
-    return get(this.skips, key);
+  /**
+   * The runs and skips of {@code type}'s {@code @LeaderOnly} method {@code name}.
+   *
+   * @throws IllegalArgumentException when {@code type} has no such method
+   */
+  Counts.Count method(Class<?> type, String name) {
+    return this.calls.of(key(type, name));
+  }
+
+  /** The runs and skips of the {@code LeaderOnlyTasks} task {@code name}. */
+  Counts.Count task(String name) {
+    if (!tasks().contains(name)) {
+      throw new IllegalArgumentException("No leader-only task '" + name + "'; " + known());
+    }
+    return this.calls.of(name);
   }
 
   /** Forgets every count. */
   void clear() {
-    this.runs.clear();
-    this.skips.clear();
+    this.offices.clear();
+    this.calls.clear();
   }
 
-  /**
-   * The key of {@code type}'s {@code @LeaderOnly} method {@code name}, as the starter names it.
-   *
-   * @throws IllegalArgumentException when {@code type} has no such method
-   */
-  String key(Class<?> type, String name) {
+  /** The starter's name of {@code type}'s {@code @LeaderOnly} method {@code name}. */
+  private String key(Class<?> type, String name) {
     Method[] found = new Method[1];
     ReflectionUtils.doWithMethods(
         type,
@@ -83,29 +102,9 @@ final class LeaderOnlyCounts {
     return LeaderOnlyInvocations.methodName(found[0]);
   }
 
-  private static void count(Map<String, AtomicLong> counts, String office, String method) {
-    counts.computeIfAbsent(method, m -> new AtomicLong()).incrementAndGet();
-    // A task named as its office counts once there.
-    if (!office.equals(method)) {
-      counts.computeIfAbsent(office, o -> new AtomicLong()).incrementAndGet();
-    }
-  }
-
-  private long get(Map<String, AtomicLong> counts, String key) {
-    AtomicLong count = counts.get(key);
-    if (count != null) {
-      return count.get();
-    }
-    if (!this.offices.get().contains(key) && !methods().contains(key) && !tasks().contains(key)) {
-      throw new IllegalArgumentException(
-          "No office, @LeaderOnly method or leader-only task '" + key + "'; " + known());
-    }
-    return 0;
-  }
-
   private String known() {
     return "the offices are "
-        + new TreeSet<>(this.offices.get())
+        + new TreeSet<>(this.officeNames.get())
         + ", the @LeaderOnly methods "
         + methods()
         + " and the leader-only tasks "
@@ -147,5 +146,48 @@ final class LeaderOnlyCounts {
       this.methods = found;
     }
     return found;
+  }
+
+  /** Runs and skips by name. */
+  static final class Counts {
+
+    private final Map<String, Count> counts = new ConcurrentHashMap<>();
+
+    void ran(String name) {
+      of(name).runs.incrementAndGet();
+    }
+
+    void skipped(String name) {
+      of(name).skips.incrementAndGet();
+    }
+
+    Count of(String name) {
+      return this.counts.computeIfAbsent(name, key -> new Count());
+    }
+
+    void clear() {
+      this.counts.values().forEach(Count::clear);
+    }
+
+    /** The runs and skips of one name. */
+    static final class Count {
+
+      private final AtomicLong runs = new AtomicLong();
+
+      private final AtomicLong skips = new AtomicLong();
+
+      long runs() {
+        return this.runs.get();
+      }
+
+      long skips() {
+        return this.skips.get();
+      }
+
+      private void clear() {
+        this.runs.set(0);
+        this.skips.set(0);
+      }
+    }
   }
 }

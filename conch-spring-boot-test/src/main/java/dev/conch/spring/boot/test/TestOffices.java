@@ -12,7 +12,6 @@ import dev.conch.spring.health.CandidacyPauses;
 import dev.conch.spring.health.HealthGatedCandidacy;
 import dev.conch.spring.leaderonly.InMemoryJobRecords;
 import dev.conch.spring.leaderonly.JobRecord;
-import dev.conch.spring.leaderonly.LeaderOnlyInvocations;
 import dev.conch.spring.leaderonly.LeaderOnlyJobs;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,6 +50,11 @@ import org.springframework.beans.factory.DisposableBean;
  * without touching what it checks; the candidacy of each office that requires it pauses and resumes
  * as in production, quarantine included.
  *
+ * <p>The leader-only calls are counted by method ({@link #runs(Class, String)}, {@link
+ * #skips(Class, String)}, {@link #awaitRuns(Class, String, long)}), by office ({@link #officeRuns},
+ * ...) and by {@code LeaderOnlyTasks} task ({@link #taskRuns}, ...). A run counts once it has
+ * ended, with all conch does around it: after {@code awaitRuns} what it did is there to check.
+ *
  * <p>Missed firings of {@code @Scheduled @LeaderOnly} jobs are driven the same way, without etcd:
  * {@link #expire} (or {@link #revoke}) holds the office vacant while the schedule's firings pass
  * (they are skipped: wait on {@link #skips}), {@link #grant} makes this instance lead again, and
@@ -58,7 +62,7 @@ import org.springframework.beans.factory.DisposableBean;
  * {@link #awaitLastRun}. The records are kept in memory ({@code InMemoryJobRecords}), fenced by the
  * in-memory offices' current leader, and forgotten with every other count after each test.
  */
-public final class TestOffices implements LeaderOnlyInvocations, DisposableBean {
+public final class TestOffices implements DisposableBean {
 
   /** How long each transition may take: 10 s. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
@@ -297,79 +301,101 @@ public final class TestOffices implements LeaderOnlyInvocations, DisposableBean 
   }
 
   /**
-   * How often the {@code @LeaderOnly} methods and leader-only tasks of an office ran (runs that
-   * ended), or one method, named as {@code "InvoiceJob.sendInvoices()"}, or one {@code
-   * LeaderOnlyTasks} task, by the name it was given.
+   * How often {@code @LeaderOnly} method {@code method} of {@code type} ran: the runs that ended
+   * (returned or threw), with all conch does around them (a scheduled job's record of how it ended
+   * is written), not those still running.
    *
-   * @param key an office, a method as {@code Class.method()}, or a task's name
-   * @throws IllegalArgumentException when {@code key} is neither an office, a {@code @LeaderOnly}
-   *     method of the application nor the name of a task given so far; the message names those
-   *     there are
+   * @throws IllegalArgumentException when {@code type} has no {@code @LeaderOnly} method so named;
+   *     the message names the methods there are
    */
-  public long runs(String key) {
-    return this.counts.runs(key);
+  public long runs(Class<?> type, String method) {
+    return this.counts.method(type, method).runs();
   }
 
   /**
-   * How often {@code @LeaderOnly} method {@code method} of {@code type} ran.
+   * How often a call of {@code @LeaderOnly} method {@code method} of {@code type} was skipped: this
+   * instance did not lead its office, or another term had claimed the job's firing.
    *
    * @throws IllegalArgumentException when {@code type} has no {@code @LeaderOnly} method so named
    */
-  public long runs(Class<?> type, String method) {
-    return this.counts.runs(this.counts.key(type, method));
-  }
-
-  /**
-   * How often a call of a {@code @LeaderOnly} method or leader-only task was skipped; {@code key}
-   * as in {@link #runs}.
-   */
-  public long skips(String key) {
-    return this.counts.skips(key);
-  }
-
-  /** How often a call of {@code @LeaderOnly} method {@code method} of {@code type} was skipped. */
   public long skips(Class<?> type, String method) {
-    return this.counts.skips(this.counts.key(type, method));
+    return this.counts.method(type, method).skips();
   }
 
   /**
-   * Waits until the {@code @LeaderOnly} methods or tasks {@code key} names ran at least {@code
-   * times} times, each run counted once it has ended (returned or thrown), so that what the run did
-   * is there to check; {@code key} as in {@link #runs(String)}, refused at once when unknown.
-   */
-  public void awaitRuns(String key, long times) {
-    runs(key);
-    await(() -> runs(key) >= times, key + " to run " + times + " times");
-  }
-
-  /**
-   * Waits until {@code @LeaderOnly} method {@code method} of {@code type} ran {@code times} times.
+   * Waits until {@code @LeaderOnly} method {@code method} of {@code type} ran at least {@code
+   * times} times, counting runs that ended as {@link #runs(Class, String)} does: once it returns,
+   * what the runs did is there to check.
+   *
+   * @throws IllegalArgumentException at once when {@code type} has no {@code @LeaderOnly} method so
+   *     named
    */
   public void awaitRuns(Class<?> type, String method, long times) {
-    awaitRuns(this.counts.key(type, method), times);
+    LeaderOnlyCounts.Counts.Count count = this.counts.method(type, method);
+    await(
+        () -> count.runs() >= times,
+        type.getSimpleName() + "." + method + "() to have run " + times + " times");
   }
 
-  /** Counts the run once it has ended: a test that awaits it then finds what it did. */
-  @Override
-  public @Nullable Object proceed(Leadership leadership, String method, Call call)
-      throws Throwable {
-    try {
-      return call.proceed();
-    } finally {
-      this.counts.ran(leadership.office(), method);
-    }
+  /**
+   * How often the {@code @LeaderOnly} methods and leader-only tasks of {@code office} ran (runs
+   * that ended, as {@link #runs(Class, String)} counts them).
+   *
+   * @throws IllegalArgumentException when there is no such office
+   */
+  public long officeRuns(String office) {
+    return this.counts.office(office).runs();
   }
 
-  @Override
-  public void skipped(String office, String method) {
-    this.counts.skipped(office, method);
+  /**
+   * How often a call of a {@code @LeaderOnly} method or leader-only task of {@code office} was
+   * skipped.
+   */
+  public long officeSkips(String office) {
+    return this.counts.office(office).skips();
+  }
+
+  /**
+   * Waits until the {@code @LeaderOnly} methods and leader-only tasks of {@code office} ran at
+   * least {@code times} times in all, counting runs that ended.
+   */
+  public void awaitOfficeRuns(String office, long times) {
+    LeaderOnlyCounts.Counts.Count count = this.counts.office(office);
+    await(() -> count.runs() >= times, "office " + office + " to have run " + times + " times");
+  }
+
+  /**
+   * How often the {@code LeaderOnlyTasks} task named {@code task} ran (runs that ended).
+   *
+   * @throws IllegalArgumentException when no task was given that name so far (tasks are known once
+   *     built, before they run); the message names those there are
+   */
+  public long taskRuns(String task) {
+    return this.counts.task(task).runs();
+  }
+
+  /** How often a call of the {@code LeaderOnlyTasks} task named {@code task} was skipped. */
+  public long taskSkips(String task) {
+    return this.counts.task(task).skips();
+  }
+
+  /**
+   * Waits until the {@code LeaderOnlyTasks} task named {@code task} ran at least {@code times}
+   * times, counting runs that ended.
+   */
+  public void awaitTaskRuns(String task, long times) {
+    LeaderOnlyCounts.Counts.Count count = this.counts.task(task);
+    await(() -> count.runs() >= times, "task " + task + " to have run " + times + " times");
   }
 
   /**
    * The last run of {@code @Scheduled @LeaderOnly} method {@code method} of {@code type} that this
    * instance knows of (it claimed it, or read it when it last started leading); empty when none.
+   *
+   * @throws IllegalArgumentException when {@code type} has no {@code @LeaderOnly} method so named
    */
   public Optional<JobRecord> lastRun(Class<?> type, String method) {
+    this.counts.method(type, method);
     LeaderOnlyJobs jobs = this.jobs.get();
     if (jobs == null) {
       return Optional.empty();
@@ -387,7 +413,8 @@ public final class TestOffices implements LeaderOnlyInvocations, DisposableBean 
 
   /**
    * Waits until the last run of {@code method} of {@code type} matches {@code condition}, e.g. a
-   * missed firing run by the term {@link #grant} began: {@code run -> run.token() == term.token()}.
+   * missed firing run by the term {@link #grant} began: {@code run -> run.token() == term.token()},
+   * or the end of a run the test started: {@link JobRecord#finished() JobRecord::finished}.
    */
   public JobRecord awaitLastRun(Class<?> type, String method, Predicate<JobRecord> condition) {
     await(

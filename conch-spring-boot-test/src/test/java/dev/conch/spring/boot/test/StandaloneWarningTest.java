@@ -2,6 +2,7 @@ package dev.conch.spring.boot.test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.conch.local.LocalOffices;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -29,6 +30,20 @@ class StandaloneWarningTest {
             AutoConfigurations.of(TestOfficesAutoConfiguration.class, ConchAutoConfiguration.class))
         .run(context -> assertThat(context).hasSingleBean(TestOffices.class));
     assertThat(output).doesNotContain(WARNING);
+  }
+
+  @Test
+  void testKitThatReplacesNothingKeepsTheApplicationsOwnStandaloneOffices(CapturedOutput output) {
+    this.runner
+        .withPropertyValues("conch.test.offices.replace=NONE")
+        .withConfiguration(
+            AutoConfigurations.of(TestOfficesAutoConfiguration.class, ConchAutoConfiguration.class))
+        .run(
+            context -> {
+              assertThat(context).doesNotHaveBean(TestOffices.class);
+              assertThat(context).hasSingleBean(LocalOffices.class);
+            });
+    assertThat(output).contains(WARNING);
   }
 
   @Test

@@ -46,8 +46,8 @@ class TestOfficesResetTest {
     this.job.run();
     this.offices.grant("reports");
     this.offices.revoke("reports");
-    assertThat(this.offices.runs("billing")).isEqualTo(1);
-    assertThat(this.offices.skips("billing")).isEqualTo(1);
+    assertThat(this.offices.officeRuns("billing")).isEqualTo(1);
+    assertThat(this.offices.officeSkips("billing")).isEqualTo(1);
   }
 
   @Test
@@ -58,8 +58,8 @@ class TestOfficesResetTest {
       assertThat(this.offices.election(office).state()).as(office).isEqualTo(State.LEADING);
       assertThat(this.offices.store().leader(office).map(Holder::id)).as(office).contains("me");
     }
-    assertThat(this.offices.runs("billing")).isZero();
-    assertThat(this.offices.skips("billing")).isZero();
+    assertThat(this.offices.officeRuns("billing")).isZero();
+    assertThat(this.offices.officeSkips("billing")).isZero();
     assertThat(this.offices.runs(Job.class, "run")).isZero();
   }
 

@@ -90,8 +90,8 @@ class TestOfficesTest {
     assertThat(next.token()).isGreaterThan(term.token());
     assertThat(this.job.run()).isEqualTo(next.token());
     this.offices.awaitRuns(Job.class, "run", 2);
-    assertThat(this.offices.runs("Job.run()")).isEqualTo(2);
-    assertThat(this.offices.runs("shop")).isEqualTo(2);
+    assertThat(this.offices.runs(Job.class, "run")).isEqualTo(2);
+    assertThat(this.offices.officeRuns("shop")).isEqualTo(2);
     assertThat(this.offices.skips(Job.class, "run")).isEqualTo(1);
   }
 
@@ -133,19 +133,25 @@ class TestOfficesTest {
   @Test
   void anUnknownOfficeOrMethodIsRefusedAtOnceWithTheKnownOnes() {
     assertThatIllegalArgumentException()
-        .isThrownBy(() -> this.offices.runs("invoices"))
+        .isThrownBy(() -> this.offices.officeRuns("invoices"))
         .withMessageContaining("'invoices'")
         .withMessageContaining("[shop]")
         .withMessageContaining("Job.run()");
     assertThatIllegalArgumentException()
-        .isThrownBy(() -> this.offices.awaitRuns("Job.sendInvoices()", 1))
+        .isThrownBy(() -> this.offices.awaitRuns(Job.class, "sendInvoices", 1))
         .withMessageContaining("Job.run()");
     assertThatIllegalArgumentException()
         .isThrownBy(() -> this.offices.skips(Job.class, "sendInvoices"))
         .withMessageContaining(Job.class.getName())
         .withMessageContaining("'sendInvoices'")
         .withMessageContaining("Job.run()");
-    assertThat(this.offices.runs("shop")).isZero();
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> this.offices.lastRun(Job.class, "sendInvoices"))
+        .withMessageContaining("'sendInvoices'");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> this.offices.taskRuns("shop"))
+        .withMessageContaining("No leader-only task 'shop'");
+    assertThat(this.offices.officeRuns("shop")).isZero();
     assertThat(this.offices.runs(Job.class, "run")).isZero();
   }
 
