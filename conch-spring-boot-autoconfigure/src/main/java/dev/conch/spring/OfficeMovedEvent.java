@@ -1,7 +1,6 @@
 package dev.conch.spring;
 
 import dev.conch.OfficeGroup;
-import dev.conch.spring.support.OfficeBalancer;
 import org.springframework.context.ApplicationEvent;
 
 /**
@@ -20,7 +19,7 @@ public class OfficeMovedEvent extends ApplicationEvent {
   /**
    * A move made by {@code source}'s group.
    *
-   * @param source the {@link OfficeBalancer} whose group made the move
+   * @param source the balancer whose group made the move
    * @param group the group's name
    * @param move the move
    */
