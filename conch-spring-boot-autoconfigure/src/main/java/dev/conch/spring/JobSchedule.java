@@ -141,8 +141,9 @@ final class JobSchedule {
       case FIXED_DELAY -> {
         // A run that never said how it ended counts from its start: the end an unknown run's
         // record carries is when the next leader marked it, not when it stopped.
-        boolean saidWhen = last.ended() != null && last.outcome() != JobRecord.Outcome.UNKNOWN;
-        Instant from = saidWhen ? last.ended() : last.started();
+        Instant ended = last.ended();
+        Instant from =
+            (ended != null && last.outcome() != JobRecord.Outcome.UNKNOWN) ? ended : last.started();
         Instant due = from.plus(this.period);
         yield due.isAfter(now) ? null : new Missed(due, 1);
       }
