@@ -298,7 +298,7 @@ final class LeadershipTerm implements Leadership.Validity {
     try {
       hook = hooks.start(() -> handler.acquired(leadership));
     } catch (RejectedExecutionException e) {
-      log.warn("office {}: election closed; acquire hook not run", office());
+      log.warn("office {}: election closed; {} not started", office(), handler);
       lose(endReason(LossReason.CLOSED));
       return;
     }
@@ -318,6 +318,7 @@ final class LeadershipTerm implements Leadership.Validity {
           if (running != hook || phase != Phase.ACQUIRING) {
             return; // given up already
           }
+          LeadershipHandler failed = runningHandler;
           running = null;
           runningHandler = null;
           LossReason asked = requested.get();
@@ -326,7 +327,7 @@ final class LeadershipTerm implements Leadership.Validity {
             log.warn("office {}: leadership ended ({}) while acquire hooks ran", office(), asked);
             lose(endReason(asked));
           } else if (error != null) {
-            log.warn("office {}: acquire hook failed; stepping down", office(), error);
+            log.warn("office {}: the start of {} failed; stepping down", office(), failed, error);
             // Facts first: a hook that failed as the deadline passed is a loss a successor may see.
             lose(endReason(LossReason.ACQUIRE_FAILED));
           } else {
@@ -421,7 +422,7 @@ final class LeadershipTerm implements Leadership.Validity {
       try {
         hook = hooks.start(() -> handler.lost(leadership, why));
       } catch (RejectedExecutionException e) {
-        log.error("office {}: election closed before lose hook {} could run", office(), handler);
+        log.error("office {}: election closed before the stop of {} could run", office(), handler);
         continue;
       }
       if (pastStopDeadline()) {
@@ -429,7 +430,7 @@ final class LeadershipTerm implements Leadership.Validity {
         // would stop less), and not waited for, so that the hooks after it start at once too.
         leftBehind = true;
         log.warn(
-            "office {}: lose hook {} called past the safety margin before the lease deadline"
+            "office {}: the stop of {} called past the safety margin before the lease deadline"
                 + " ({}); not waited for: work it has not stopped may overlap a successor's",
             office(),
             handler,
@@ -454,7 +455,7 @@ final class LeadershipTerm implements Leadership.Validity {
       return;
     }
     if (error != null) {
-      log.warn("office {}: lose hook {} failed", office(), runningHandler, error);
+      log.warn("office {}: the stop of {} failed", office(), runningHandler, error);
     }
     running = null;
     runningHandler = null;
@@ -483,7 +484,7 @@ final class LeadershipTerm implements Leadership.Validity {
     HookRunner.Hook hook = running;
     if (facts.successorMayLead() && hook != null) {
       log.warn(
-          "office {}: interrupting lose hook {}: a successor may lead", office(), runningHandler);
+          "office {}: interrupting the stop of {}: a successor may lead", office(), runningHandler);
       hook.interrupt();
     }
   }
@@ -525,7 +526,7 @@ final class LeadershipTerm implements Leadership.Validity {
     if (ran >= stopTimeout && !warned && LossRule.boundByDeadline(losing())) {
       warned = true;
       log.warn(
-          "office {}: lose hook {} still runs after the stop timeout ({}, {}): its work may overlap"
+          "office {}: the stop of {} still runs after the stop timeout ({}, {}): its work may overlap"
               + " a successor's; raise the stop timeout or make the hook faster",
           office(),
           runningHandler,
@@ -541,7 +542,7 @@ final class LeadershipTerm implements Leadership.Validity {
   }
 
   private void giveUp(String why) {
-    log.warn("office {}: lose hook {} {}", office(), runningHandler, why);
+    log.warn("office {}: the stop of {} {}", office(), runningHandler, why);
     if (LossRule.boundByDeadline(losing())) {
       leftBehind = true;
     }
