@@ -10,7 +10,11 @@ import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.UserPrincipalLookupService;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.function.IntFunction;
 import java.util.stream.Stream;
 
 /**
@@ -26,12 +30,41 @@ final class DatabaseProcess {
     }
   }
 
+  private static final int PORT_ATTEMPTS = 3;
+
   private final Path log;
   private final Process process;
+  private final int port;
 
-  private DatabaseProcess(Path log, Process process) {
+  private DatabaseProcess(Path log, Process process, int port) {
     this.log = log;
     this.process = process;
+    this.port = port;
+  }
+
+  /**
+   * Creates a temp dir named {@code prefix...} for a server (deleted at exit), and sets the server
+   * up in it: when {@code setUp} fails, the dir is deleted before the failure goes on.
+   */
+  static <T> T inTempDir(String prefix, String server, Function<Path, T> setUp) {
+    Path dir;
+    try {
+      dir = Files.createTempDirectory(prefix);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Could not create a temp dir for " + server, e);
+    }
+    Processes.deleteAtExit(dir);
+    try {
+      return setUp.apply(dir);
+    } catch (RuntimeException e) {
+      delete(dir);
+      throw e;
+    }
+  }
+
+  private static void delete(Path dir) {
+    Processes.deleteRecursively(dir);
+    Processes.forgetTempDir(dir);
   }
 
   /** Whether the JVM runs as root, where database servers refuse or need to be told. */
@@ -109,15 +142,40 @@ final class DatabaseProcess {
   }
 
   /**
-   * Starts the server {@code command}, its output into {@code log}, and waits until the log holds
-   * {@code readyLine}.
+   * Starts the server {@code command} for a free loopback port, as {@link #start} does, and again
+   * for another port (up to three in all) when its log says the port was taken meanwhile.
+   */
+  static DatabaseProcess startOnFreePort(
+      String name,
+      IntFunction<List<String>> command,
+      Path log,
+      String readyLine,
+      String clashLine,
+      Duration timeout) {
+    Set<Integer> taken = new HashSet<>();
+    for (int attempt = 1; ; attempt++) {
+      int port = Processes.freePort(taken);
+      try {
+        return start(name, command.apply(port), port, log, readyLine, clashLine, timeout);
+      } catch (PortClashException e) {
+        if (attempt == PORT_ATTEMPTS) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /**
+   * Starts the server {@code command}, listening on {@code port}, its output into {@code log}, and
+   * waits until the log holds {@code readyLine}.
    *
    * @throws PortClashException when it exited and its log holds {@code clashLine}
    * @throws IllegalStateException when it exited or was not ready within {@code timeout}
    */
-  static DatabaseProcess start(
+  private static DatabaseProcess start(
       String name,
       List<String> command,
+      int port,
       Path log,
       String readyLine,
       String clashLine,
@@ -132,7 +190,7 @@ final class DatabaseProcess {
     } catch (IOException e) {
       throw new UncheckedIOException("Could not start " + command.get(0), e);
     }
-    DatabaseProcess server = new DatabaseProcess(log, process);
+    DatabaseProcess server = new DatabaseProcess(log, process, port);
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!server.logContains(readyLine)) {
       if (!process.isAlive()) {
@@ -151,13 +209,25 @@ final class DatabaseProcess {
     return server;
   }
 
-  /** Sends {@code signal}, waits up to {@code grace} for the exit, then kills; returns reaped. */
-  void stop(String signal, Duration grace) {
-    if (process.isAlive()) {
-      Processes.signal(process.pid(), signal);
-      if (!Processes.awaitExit(process, grace)) {
-        Processes.kill(process);
+  /** The loopback port the server listens on. */
+  int port() {
+    return port;
+  }
+
+  /**
+   * Sends {@code signal}, waits up to {@code grace} for the exit, then kills; returns reaped, and
+   * deletes the server's {@code dir}.
+   */
+  void stop(String signal, Duration grace, Path dir) {
+    try {
+      if (process.isAlive()) {
+        Processes.signal(process.pid(), signal);
+        if (!Processes.awaitExit(process, grace)) {
+          Processes.kill(process);
+        }
       }
+    } finally {
+      delete(dir);
     }
   }
 

@@ -7,11 +7,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * A real MariaDB server for tests: {@code mariadb-install-db} into a temp dir, {@code mariadbd} on
@@ -37,15 +35,12 @@ public final class MariaDbServer implements AutoCloseable {
   public static final String DATABASE = "conch";
 
   private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
-  private static final int PORT_ATTEMPTS = 3;
 
   private final Path dir;
-  private final int port;
   private final DatabaseProcess process;
 
-  private MariaDbServer(Path dir, int port, DatabaseProcess process) {
+  private MariaDbServer(Path dir, DatabaseProcess process) {
     this.dir = dir;
-    this.port = port;
     this.process = process;
   }
 
@@ -61,12 +56,12 @@ public final class MariaDbServer implements AutoCloseable {
 
   /** Loopback port the server listens on. */
   public int port() {
-    return port;
+    return process.port();
   }
 
   /** {@code jdbc:mariadb://127.0.0.1:<port>/conch}; log in as {@link #USER}, no password. */
   public String jdbcUrl() {
-    return "jdbc:mariadb://127.0.0.1:" + port + "/" + DATABASE;
+    return "jdbc:mariadb://127.0.0.1:" + port() + "/" + DATABASE;
   }
 
   /** The temp dir holding the data directory, the socket and the log. */
@@ -82,12 +77,7 @@ public final class MariaDbServer implements AutoCloseable {
   /** Stops the server (SIGTERM: a clean shutdown) and deletes its dir. */
   @Override
   public void close() {
-    try {
-      process.stop("TERM", Duration.ofSeconds(20));
-    } finally {
-      Processes.deleteRecursively(dir);
-      Processes.forgetTempDir(dir);
-    }
+    process.stop("TERM", Duration.ofSeconds(20), dir);
   }
 
   @Override
@@ -131,56 +121,40 @@ public final class MariaDbServer implements AutoCloseable {
               : Processes.binary("CONCH_MARIADBD", "mariadbd", "mariadb-server");
       Path install =
           Processes.binary("CONCH_MARIADB_INSTALL_DB", "mariadb-install-db", "mariadb-server");
-      Path dir;
-      try {
-        dir = Files.createTempDirectory("conch-mariadb-");
-      } catch (IOException e) {
-        throw new UncheckedIOException("Could not create a temp dir for MariaDB", e);
-      }
-      Processes.deleteAtExit(dir);
-      try {
-        Path log = dir.resolve("mariadb.log");
-        List<String> setup = new ArrayList<>();
-        setup.add(install.toString());
-        setup.add("--no-defaults");
-        setup.add("--datadir=" + dir.resolve("data"));
-        setup.add("--auth-root-authentication-method=normal");
-        setup.add("--skip-test-db");
-        if (DatabaseProcess.runningAsRoot()) {
-          setup.add("--user=root");
-        }
-        DatabaseProcess.runSetup("mariadb-install-db", setup, log, START_TIMEOUT);
-        Path init = dir.resolve("init.sql");
-        Files.writeString(
-            init, "CREATE DATABASE IF NOT EXISTS " + DATABASE + ";\n", StandardCharsets.UTF_8);
-        Set<Integer> taken = new HashSet<>();
-        for (int attempt = 1; ; attempt++) {
-          int port = Processes.freePort(taken);
-          try {
+      return DatabaseProcess.inTempDir(
+          "conch-mariadb-",
+          "MariaDB",
+          dir -> {
+            Path log = dir.resolve("mariadb.log");
+            List<String> setup = new ArrayList<>();
+            setup.add(install.toString());
+            setup.add("--no-defaults");
+            setup.add("--datadir=" + dir.resolve("data"));
+            setup.add("--auth-root-authentication-method=normal");
+            setup.add("--skip-test-db");
+            if (DatabaseProcess.runningAsRoot()) {
+              setup.add("--user=root");
+            }
+            DatabaseProcess.runSetup("mariadb-install-db", setup, log, START_TIMEOUT);
+            Path init = dir.resolve("init.sql");
+            try {
+              Files.writeString(
+                  init,
+                  "CREATE DATABASE IF NOT EXISTS " + DATABASE + ";\n",
+                  StandardCharsets.UTF_8);
+            } catch (IOException e) {
+              throw new UncheckedIOException("Could not write MariaDB's init file in " + dir, e);
+            }
             DatabaseProcess process =
-                DatabaseProcess.start(
+                DatabaseProcess.startOnFreePort(
                     "mariadbd",
-                    command(server, dir, init, port),
+                    port -> command(server, dir, init, port),
                     log,
                     "ready for connections",
                     "Bind on TCP/IP port",
                     START_TIMEOUT);
-            return new MariaDbServer(dir, port, process);
-          } catch (DatabaseProcess.PortClashException e) {
-            if (attempt == PORT_ATTEMPTS) {
-              throw e;
-            }
-          }
-        }
-      } catch (IOException e) {
-        Processes.deleteRecursively(dir);
-        Processes.forgetTempDir(dir);
-        throw new UncheckedIOException("Could not write MariaDB's init file in " + dir, e);
-      } catch (RuntimeException e) {
-        Processes.deleteRecursively(dir);
-        Processes.forgetTempDir(dir);
-        throw e;
-      }
+            return new MariaDbServer(dir, process);
+          });
     }
 
     private List<String> command(Path server, Path dir, Path init, int port) {

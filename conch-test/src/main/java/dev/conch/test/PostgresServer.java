@@ -8,11 +8,9 @@ import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -39,17 +37,14 @@ public final class PostgresServer implements AutoCloseable {
 
   private static final String SYSTEM_USER = "postgres";
   private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
-  private static final int PORT_ATTEMPTS = 3;
 
   private final Path dir;
   private final Path bin;
-  private final int port;
   private final DatabaseProcess process;
 
-  private PostgresServer(Path dir, Path bin, int port, DatabaseProcess process) {
+  private PostgresServer(Path dir, Path bin, DatabaseProcess process) {
     this.dir = dir;
     this.bin = bin;
-    this.port = port;
     this.process = process;
   }
 
@@ -65,12 +60,12 @@ public final class PostgresServer implements AutoCloseable {
 
   /** Loopback port the server listens on. */
   public int port() {
-    return port;
+    return process.port();
   }
 
   /** {@code jdbc:postgresql://127.0.0.1:<port>/postgres}; log in as {@link #USER}, no password. */
   public String jdbcUrl() {
-    return "jdbc:postgresql://127.0.0.1:" + port + "/" + DATABASE;
+    return "jdbc:postgresql://127.0.0.1:" + port() + "/" + DATABASE;
   }
 
   /** The directory of the server's binaries ({@code psql} and {@code postgres} live there). */
@@ -89,7 +84,7 @@ public final class PostgresServer implements AutoCloseable {
         "-h",
         "127.0.0.1",
         "-p",
-        Integer.toString(port),
+        Integer.toString(port()),
         "-U",
         USER,
         "-d",
@@ -109,12 +104,7 @@ public final class PostgresServer implements AutoCloseable {
   /** Stops the server (fast shutdown: open sessions end) and deletes its dir. */
   @Override
   public void close() {
-    try {
-      process.stop("INT", Duration.ofSeconds(10));
-    } finally {
-      Processes.deleteRecursively(dir);
-      Processes.forgetTempDir(dir);
-    }
+    process.stop("INT", Duration.ofSeconds(10), dir);
   }
 
   @Override
@@ -148,60 +138,42 @@ public final class PostgresServer implements AutoCloseable {
      */
     public PostgresServer start() {
       Path bin = binaries();
-      Path dir;
-      try {
-        dir = Files.createTempDirectory("conch-postgres-");
-      } catch (IOException e) {
-        throw new UncheckedIOException("Could not create a temp dir for PostgreSQL", e);
-      }
-      Processes.deleteAtExit(dir);
-      try {
-        if (DatabaseProcess.runningAsRoot()) {
-          DatabaseProcess.chown(dir, SYSTEM_USER);
-        }
-        Path log = dir.resolve("postgres.log");
-        DatabaseProcess.runSetup(
-            "initdb",
-            DatabaseProcess.asUser(
-                SYSTEM_USER,
-                List.of(
-                    bin.resolve("initdb").toString(),
-                    "-D",
-                    dir.resolve("data").toString(),
-                    "-U",
-                    USER,
-                    "--auth=trust",
-                    "-E",
-                    "UTF8",
-                    "--locale=C",
-                    "--no-sync",
-                    "--no-instructions")),
-            log,
-            START_TIMEOUT);
-        Set<Integer> taken = new HashSet<>();
-        for (int attempt = 1; ; attempt++) {
-          int port = Processes.freePort(taken);
-          try {
+      return DatabaseProcess.inTempDir(
+          "conch-postgres-",
+          "PostgreSQL",
+          dir -> {
+            if (DatabaseProcess.runningAsRoot()) {
+              DatabaseProcess.chown(dir, SYSTEM_USER);
+            }
+            Path log = dir.resolve("postgres.log");
+            DatabaseProcess.runSetup(
+                "initdb",
+                DatabaseProcess.asUser(
+                    SYSTEM_USER,
+                    List.of(
+                        bin.resolve("initdb").toString(),
+                        "-D",
+                        dir.resolve("data").toString(),
+                        "-U",
+                        USER,
+                        "--auth=trust",
+                        "-E",
+                        "UTF8",
+                        "--locale=C",
+                        "--no-sync",
+                        "--no-instructions")),
+                log,
+                START_TIMEOUT);
             DatabaseProcess process =
-                DatabaseProcess.start(
+                DatabaseProcess.startOnFreePort(
                     "postgres",
-                    DatabaseProcess.asUser(SYSTEM_USER, command(bin, dir, port)),
+                    port -> DatabaseProcess.asUser(SYSTEM_USER, command(bin, dir, port)),
                     log,
                     "database system is ready to accept connections",
                     "could not bind",
                     START_TIMEOUT);
-            return new PostgresServer(dir, bin, port, process);
-          } catch (DatabaseProcess.PortClashException e) {
-            if (attempt == PORT_ATTEMPTS) {
-              throw e;
-            }
-          }
-        }
-      } catch (RuntimeException e) {
-        Processes.deleteRecursively(dir);
-        Processes.forgetTempDir(dir);
-        throw e;
-      }
+            return new PostgresServer(dir, bin, process);
+          });
     }
 
     private List<String> command(Path bin, Path dir, int port) {

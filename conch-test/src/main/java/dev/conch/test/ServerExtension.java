@@ -14,7 +14,7 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 /**
  * A JUnit 5 extension that runs one server for a test class (static field) or for each test
  * (instance field), closes it after, and injects it as a parameter of its type; the database
- * extensions are this one with their server.
+ * extensions and {@link EtcdExtension} are this one with their server.
  */
 abstract class ServerExtension<S extends AutoCloseable>
     implements BeforeAllCallback,
@@ -92,7 +92,9 @@ abstract class ServerExtension<S extends AutoCloseable>
   }
 
   private synchronized void startIfNone(ExtensionContext context) {
-    // As in EtcdExtension: the first callback owns the server, and a @Nested class reuses it.
+    // Whichever callback comes first owns the server: beforeAll for a static field, beforeEach
+    // for an instance field, which is registered too late to see beforeAll. A @Nested class runs
+    // beforeAll again and must reuse, not restart, the enclosing class's server.
     if (server == null) {
       server = starter.get();
       ownerId = context.getUniqueId();
