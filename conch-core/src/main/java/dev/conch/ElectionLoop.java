@@ -22,6 +22,10 @@ import org.slf4j.LoggerFactory;
  * will tell of it (the store, a hook, a gate, a timer), so following, holding and backing off cost
  * a watch or a timer, not a thread. Its {@link FencedElection} holds the commands and what users
  * read (state, the term).
+ *
+ * <p>Longer than most files here, on purpose: its steps run on the candidate's one serial and share
+ * what is under way (the campaign, the gate check, the pause, the term, the back-off), and read
+ * best in the order they run; split, each part would take all of that state.
  */
 final class ElectionLoop {
 

@@ -22,6 +22,10 @@ import org.slf4j.LoggerFactory;
  * again) runs on threads every election shares. Commands (resign, transfer, close) are set under a
  * monitor and handed to the loop as a step; the caller waits on the monitor for their outcome,
  * bounded by the hook timeouts.
+ *
+ * <p>Longer than most files here, on purpose: it is the {@link Election} API, and every method of
+ * it reads or sets the same command, state and term under the one monitor the loop reads them
+ * under.
  */
 public final class FencedElection implements Election {
 

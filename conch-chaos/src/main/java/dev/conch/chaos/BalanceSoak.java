@@ -33,6 +33,9 @@ import org.jspecify.annotations.Nullable;
  * (4), {@code --delay-ms N} (1000), {@code --min-tenure-ms N} (2000). Exits 0 when every check
  * holds, 1 on an overlap or a token out of order, 2 when safe but the shares did not come back in
  * time or a loss was needless.
+ *
+ * <p>Longer than most files here, on purpose: a soak whose run, faults and verdict share one clock,
+ * one {@link TermLog} and one list of faults and outcomes, and are used nowhere else.
  */
 public final class BalanceSoak {
 

@@ -315,7 +315,7 @@ public final class ChaosSoak {
     faults.add(new FaultRecord(kind, target, candidate, start, heal));
     System.out.printf(
         "  %s %-19s %-44s held %5d ms%n",
-        SoakReport.clock(heal), kind, target, (heal - start) / 1_000_000);
+        SoakReportText.clock(heal), kind, target, (heal - start) / 1_000_000);
   }
 
   /** The candidate whose command beat last, or a random one when none runs. */

@@ -1,18 +1,8 @@
 package dev.conch.chaos;
 
-import dev.conch.Durations;
-import dev.conch.Election;
-import dev.conch.ElectionEvent;
-import dev.conch.ElectionOptions;
-import dev.conch.Leadership;
-import dev.conch.etcd.EtcdClients;
-import dev.conch.etcd.EtcdSession;
-import dev.conch.etcd.SessionOptions;
 import dev.conch.test.EtcdCluster;
 import dev.conch.test.EtcdMember;
 import dev.conch.test.Etcdctl;
-import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Client;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,9 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 
 /**
  * How long etcd answers no lease renewal (and no linearizable read) after a change of its raft
@@ -46,8 +34,7 @@ import java.util.function.LongSupplier;
  *   -Dsoak.main=dev.conch.chaos.LeaderChangeSilence -Dexec.args="--events 20"
  * </pre>
  *
- * <p>Longer than most files here, on purpose: a benchmark, whose probes, offices and report are one
- * measurement and used nowhere else.
+ * <p>etcd's side is measured by {@link SilenceProbe}, conch's by {@link SilenceOffice}.
  */
 public final class LeaderChangeSilence {
 
@@ -58,14 +45,13 @@ public final class LeaderChangeSilence {
     MOVE
   }
 
-  private static final long PROBE_EVERY_MILLIS = 25;
   private static final Duration STALL = Duration.ofMillis(1500);
   private static final Duration SETTLE = Duration.ofSeconds(3);
   private static final Duration EVENT_WINDOW = Duration.ofSeconds(12);
 
   private final EtcdCluster cluster;
-  private final List<Probe> probes = new ArrayList<>();
-  private final List<Office> offices = new ArrayList<>();
+  private final List<SilenceProbe> probes = new ArrayList<>();
+  private final List<SilenceOffice> offices = new ArrayList<>();
 
   private LeaderChangeSilence(EtcdCluster cluster) {
     this.cluster = cluster;
@@ -102,14 +88,16 @@ public final class LeaderChangeSilence {
 
   private String run(List<Kind> kinds, int events) throws Exception {
     for (EtcdMember member : cluster.members()) {
-      probes.add(Probe.start(member.endpoint()));
+      probes.add(SilenceProbe.start(member.endpoint()));
     }
     // conch elect's defaults (TTL 15 s, kill-after 5 s + 500 ms slack), its defaults before
     // 2026-12 (TTL 10 s), and a Spring application's (TTL 10 s, stop timeout 1 s).
-    offices.add(Office.start(cluster, "cli", Duration.ofSeconds(15), Duration.ofMillis(5500)));
     offices.add(
-        Office.start(cluster, "cli-ttl10", Duration.ofSeconds(10), Duration.ofMillis(5500)));
-    offices.add(Office.start(cluster, "spring", Duration.ofSeconds(10), Duration.ofSeconds(1)));
+        SilenceOffice.start(cluster, "cli", Duration.ofSeconds(15), Duration.ofMillis(5500)));
+    offices.add(
+        SilenceOffice.start(cluster, "cli-ttl10", Duration.ofSeconds(10), Duration.ofMillis(5500)));
+    offices.add(
+        SilenceOffice.start(cluster, "spring", Duration.ofSeconds(10), Duration.ofSeconds(1)));
     Map<Kind, List<Sample>> samples = new EnumMap<>(Kind.class);
     for (int round = 0; round < events; round++) {
       for (Kind kind : kinds) {
@@ -164,7 +152,8 @@ public final class LeaderChangeSilence {
     long until = at + EVENT_WINDOW.toNanos();
     while (System.nanoTime() - until < 0) {
       boolean answered =
-          probes.stream().allMatch(probe -> probe.firstAnswerAfter(at, Probe.RENEW).isPresent())
+          probes.stream()
+                  .allMatch(probe -> probe.firstAnswerAfter(at, SilenceProbe.RENEW).isPresent())
               && offices.stream().allMatch(office -> office.firstRoundAfter(at).isPresent());
       if (answered && System.nanoTime() - at > TimeUnit.SECONDS.toNanos(5)) {
         break;
@@ -175,14 +164,14 @@ public final class LeaderChangeSilence {
       member.start();
     }
     Sample sample = new Sample(kind);
-    sample.renew = first(at, Probe.RENEW);
-    sample.read = first(at, Probe.READ);
+    sample.renew = first(at, SilenceProbe.RENEW);
+    sample.read = first(at, SilenceProbe.READ);
     int killed = kind == Kind.KILL ? leader : -1;
-    sample.renewWorst = worst(at, Probe.RENEW, killed);
-    sample.readWorst = worst(at, Probe.READ, killed);
+    sample.renewWorst = worst(at, SilenceProbe.RENEW, killed);
+    sample.readWorst = worst(at, SilenceProbe.READ, killed);
     long etcdBack = Math.max(sample.renew, sample.read);
     for (int i = 0; i < offices.size(); i++) {
-      Office office = offices.get(i);
+      SilenceOffice office = offices.get(i);
       long round = office.firstRoundAfter(at).orElse(-1L);
       sample.conch.add(round);
       sample.slack.add(office.lowestSlack);
@@ -337,8 +326,8 @@ public final class LeaderChangeSilence {
   }
 
   private void close() {
-    offices.forEach(Office::close);
-    probes.forEach(Probe::close);
+    offices.forEach(SilenceOffice::close);
+    probes.forEach(SilenceProbe::close);
   }
 
   /** One event's figures, in nanoseconds from the event; -1 where nothing was answered. */
@@ -370,172 +359,6 @@ public final class LeaderChangeSilence {
           conch.stream().map(n -> ms(n)).toList(),
           slack.stream().map(n -> n == Long.MAX_VALUE ? "-" : ms(n)).toList(),
           losses);
-    }
-  }
-
-  /**
-   * etcd's own answers through one member: a renewal of a lease of its own and a linearizable read,
-   * each sent every {@value #PROBE_EVERY_MILLIS} ms without waiting for the one before.
-   */
-  private static final class Probe implements AutoCloseable {
-    static final int RENEW = 0;
-    static final int READ = 1;
-
-    private final Client client;
-    private final Thread thread;
-    // {send, answer} pairs, nanoTime.
-    private final List<List<long[]>> answers =
-        List.of(new CopyOnWriteArrayList<>(), new CopyOnWriteArrayList<>());
-    private volatile boolean closed;
-    private volatile long lease;
-
-    private Probe(String endpoint) {
-      this.client =
-          EtcdClients.builder(EtcdClients.parseEndpoints(endpoint), Duration.ofSeconds(10)).build();
-      this.thread = new Thread(this::run, "silence-probe " + endpoint);
-      this.thread.setDaemon(true);
-    }
-
-    static Probe start(String endpoint) {
-      Probe probe = new Probe(endpoint);
-      probe.thread.start();
-      return probe;
-    }
-
-    Optional<Long> firstAnswerAfter(long at, int what) {
-      long best = Long.MAX_VALUE;
-      for (long[] pair : answers.get(what)) {
-        if (pair[0] - at >= 0 && pair[1] - at < best) {
-          best = pair[1] - at;
-        }
-      }
-      return best == Long.MAX_VALUE ? Optional.empty() : Optional.of(best);
-    }
-
-    private void run() {
-      ByteSequence key = ByteSequence.from("/silence-probe", StandardCharsets.UTF_8);
-      while (!closed) {
-        long sent = System.nanoTime();
-        try {
-          if (lease == 0) {
-            lease = client.getLeaseClient().grant(600).get(10, TimeUnit.SECONDS).getID();
-          }
-          client
-              .getLeaseClient()
-              .keepAliveOnce(lease)
-              .thenRun(() -> answers.get(RENEW).add(new long[] {sent, System.nanoTime()}));
-          client
-              .getKVClient()
-              .get(key)
-              .thenRun(() -> answers.get(READ).add(new long[] {sent, System.nanoTime()}));
-        } catch (InterruptedException e) {
-          return;
-        } catch (Exception e) {
-          // etcd away: try again next time
-        }
-        try {
-          Thread.sleep(PROBE_EVERY_MILLIS); // the probe's pace, not a wait for a state
-        } catch (InterruptedException e) {
-          return;
-        }
-      }
-    }
-
-    @Override
-    public void close() {
-      closed = true;
-      thread.interrupt();
-      client.close();
-    }
-  }
-
-  /** One conch session holding one office, its term's deadline watched every 5 ms. */
-  private static final class Office implements AutoCloseable {
-    private final String name;
-    private final Client client;
-    private final EtcdSession session;
-    private final Election election;
-    private final long lossLeadNanos;
-    private final Thread watcher;
-    // nanoTime of every move of the term's deadline.
-    private final List<Long> rounds = new CopyOnWriteArrayList<>();
-    private final List<Long> losses = new CopyOnWriteArrayList<>();
-    volatile long lowestSlack = Long.MAX_VALUE;
-    private volatile boolean closed;
-
-    private Office(EtcdCluster cluster, String name, Duration ttl, Duration stop, Duration margin) {
-      this.name =
-          name + " (ttl " + Durations.format(ttl) + ", stop " + Durations.format(stop) + ")";
-      this.client =
-          EtcdClients.builder(
-                  EtcdClients.parseEndpoints(cluster.endpoints()), SessionOptions.DEFAULT_TIMEOUT)
-              .build();
-      this.session = EtcdSession.open(client, SessionOptions.defaults().withTtl(ttl));
-      this.election =
-          session.election(
-              ElectionOptions.builder(name).stopTimeout(stop).safetyMargin(margin).build());
-      this.lossLeadNanos = stop.plus(margin).toNanos();
-      election.addListener(
-          event -> {
-            if (event instanceof ElectionEvent.Lost) {
-              losses.add(System.nanoTime());
-            }
-          });
-      this.watcher = new Thread(this::watch, "silence-office " + name);
-      this.watcher.setDaemon(true);
-    }
-
-    static Office start(EtcdCluster cluster, String name, Duration ttl, Duration stop)
-        throws InterruptedException {
-      Office office = new Office(cluster, name, ttl, stop, ElectionOptions.DEFAULT_SAFETY_MARGIN);
-      office.election.start();
-      if (!office.election.awaitLeadership(Duration.ofSeconds(30))) {
-        throw new IllegalStateException("office " + name + " did not lead within 30 s");
-      }
-      office.watcher.start();
-      return office;
-    }
-
-    Optional<Long> firstRoundAfter(long at) {
-      return rounds.stream().filter(t -> t - at >= 0).findFirst().map(t -> t - at);
-    }
-
-    int lossesSince(long at) {
-      return (int) losses.stream().filter(t -> t - at >= 0).count();
-    }
-
-    private void watch() {
-      LongSupplier now = System::nanoTime;
-      long lastDeadline = 0;
-      while (!closed) {
-        Optional<Leadership> term = election.leadership();
-        if (term.isPresent()) {
-          long left = term.get().timeToDeadline().toNanos();
-          long t = now.getAsLong();
-          long deadline = t + left;
-          if (lastDeadline != 0 && deadline - lastDeadline > TimeUnit.MILLISECONDS.toNanos(20)) {
-            rounds.add(t);
-          }
-          lastDeadline = deadline;
-          lowestSlack = Math.min(lowestSlack, left - lossLeadNanos);
-        } else {
-          lastDeadline = 0;
-        }
-        try {
-          Thread.sleep(5);
-        } catch (InterruptedException e) {
-          return;
-        }
-      }
-    }
-
-    @Override
-    public void close() {
-      closed = true;
-      watcher.interrupt();
-      election.close();
-      session.close();
-      client.close();
     }
   }
 }

@@ -4,20 +4,10 @@ import dev.conch.ElectionOptions;
 import dev.conch.etcd.SessionOptions;
 import dev.conch.etcd.TimingBudget;
 import dev.conch.process.ExternalCommandRunner;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -26,8 +16,9 @@ import org.jspecify.annotations.Nullable;
  * and steadiness (terms per hour and needless losses: a term that ended while no disruptive fault
  * was under way). docs/chaos.md describes each check.
  *
- * <p>Longer than most files here, on purpose: every check reads the same intervals and faults, and
- * the rendered report must stay next to what it renders.
+ * <p>The checks' arithmetic only: {@link SoakFiles} reads the soak's directory and {@link
+ * SoakReportText} formats the report. Every check reads the same intervals and faults, so they stay
+ * together in one class.
  */
 final class SoakReport {
 
@@ -38,16 +29,7 @@ final class SoakReport {
   record FaultRecord(SoakOptions.Fault kind, String target, int candidate, long start, long heal) {}
 
   /** A term that ended before the soak did, and the fault that began last before it ended. */
-  /** How far back from a loss {@link #logExcerpt} looks: the renewal budget of a 10 s TTL. */
-  static final Duration EXCERPT_BEFORE = Duration.ofSeconds(6);
-
-  /** The most lines {@link #logExcerpt} keeps. */
-  static final int EXCERPT_LINES = 12;
-
   record Loss(Interval term, @Nullable FaultRecord after, String reason) {}
-
-  /** A supervisor's log line reporting a loss: the reason in parentheses. */
-  private static final Pattern LOST = Pattern.compile("leadership lost \\(([A-Z_]+)\\)");
 
   /**
    * A term whose last beat is this close to the end of the run was stopped by the soak's own
@@ -130,7 +112,7 @@ final class SoakReport {
     this.dir = dir;
     this.writes = writes;
     this.probe = probe;
-    this.intervals = readIntervals(dir);
+    this.intervals = SoakFiles.intervals(dir);
     this.faults = faults;
     this.orphans = orphans;
     this.runStart = runStart;
@@ -160,70 +142,8 @@ final class SoakReport {
     availability = covered() / (double) (runEnd - runStart);
     for (Interval term : intervals) {
       if (term.end() < runEnd - END_SLACK) {
-        losses.add(new Loss(term, lastFaultBefore(term.end()), lossReason(term)));
+        losses.add(new Loss(term, lastFaultBefore(term.end()), SoakFiles.lossReason(dir, term)));
       }
-    }
-  }
-
-  /**
-   * The reason the term's supervisor logged for the loss (the first "leadership lost (REASON)" line
-   * stamped from 2 s before the command's last beat to 15 s after), or "no reason logged".
-   */
-  private String lossReason(Interval term) {
-    Path log = dir.resolve("supervisor-" + term.candidate() + ".log");
-    long from = term.end() - 2_000_000_000L;
-    long to = term.end() + 15_000_000_000L;
-    try (Stream<String> lines = Files.lines(log, StandardCharsets.UTF_8)) {
-      return lines
-          .filter(line -> line.contains("leadership lost ("))
-          .filter(
-              line -> {
-                long at = stamp(line);
-                return at >= from && at <= to;
-              })
-          .map(LOST::matcher)
-          .filter(Matcher::find)
-          .map(m -> m.group(1))
-          .findFirst()
-          .orElse("no reason logged");
-    } catch (IOException | UncheckedIOException e) {
-      return "no reason logged";
-    }
-  }
-
-  /**
-   * What the term's supervisor warned of in the last {@link #EXCERPT_BEFORE} of the term and the
-   * second after it (at most {@link #EXCERPT_LINES} lines, the last ones): the renewal errors
-   * behind a needless loss, so that a failed soak in CI says why without the logs it deletes.
-   */
-  List<String> logExcerpt(Interval term) {
-    Path log = dir.resolve("supervisor-" + term.candidate() + ".log");
-    long from = term.end() - EXCERPT_BEFORE.toNanos();
-    long to = term.end() + 1_000_000_000L;
-    try (Stream<String> lines = Files.lines(log, StandardCharsets.UTF_8)) {
-      List<String> found =
-          lines
-              .filter(line -> line.contains(" WARN ") || line.contains(" ERROR "))
-              .filter(
-                  line -> {
-                    long at = stamp(line);
-                    return at >= from && at <= to;
-                  })
-              .toList();
-      return found.subList(Math.max(0, found.size() - EXCERPT_LINES), found.size());
-    } catch (IOException | UncheckedIOException e) {
-      return List.of();
-    }
-  }
-
-  /** The ISO-8601 instant a log line starts with, in epoch nanoseconds, or -1. */
-  private static long stamp(String line) {
-    int space = line.indexOf(' ');
-    try {
-      Instant at = Instant.parse(space > 0 ? line.substring(0, space) : line);
-      return at.getEpochSecond() * 1_000_000_000L + at.getNano();
-    } catch (DateTimeParseException e) {
-      return -1;
     }
   }
 
@@ -388,156 +308,13 @@ final class SoakReport {
     return sorted.isEmpty() ? 0 : sorted.get(sorted.size() / 2);
   }
 
-  /** The report as the soak prints it. */
+  /** What the term's supervisor warned of as it ended ({@link SoakFiles#logExcerpt}). */
+  List<String> logExcerpt(Interval term) {
+    return SoakFiles.logExcerpt(dir, term);
+  }
+
+  /** The report as the soak prints it ({@link SoakReportText}). */
   String render() {
-    StringBuilder out = new StringBuilder();
-    out.append(String.format("commands run: %d, faults: %d%n", intervals.size(), faults.size()));
-    out.append("  commands by candidate:");
-    intervals.stream()
-        .collect(
-            java.util.stream.Collectors.groupingBy(
-                Interval::candidate,
-                java.util.TreeMap::new,
-                java.util.stream.Collectors.counting()))
-        .forEach((candidate, count) -> out.append(String.format(" %d: %d", candidate, count)));
-    out.append(String.format("%n"));
-    for (SoakOptions.Fault kind : SoakOptions.Fault.values()) {
-      List<Long> times = new ArrayList<>();
-      for (int i = 0; i < faults.size(); i++) {
-        if (faults.get(i).kind() == kind) {
-          times.add(recoveries.get(i));
-        }
-      }
-      if (!times.isEmpty()) {
-        times.sort(null);
-        out.append(
-            String.format(
-                "  %-19s %3d   time to a leader after it ended: p50 %5.0f ms, max %5.0f ms%n",
-                kind,
-                times.size(),
-                times.get(times.size() / 2) / 1e6,
-                times.get(times.size() - 1) / 1e6));
-      }
-    }
-    out.append(String.format("overlaps, unexplained: %d (must be 0)%n", unexplainedOverlaps()));
-    for (Overlap o : overlaps) {
-      out.append(
-          String.format(
-              "  %s overlap: token %d (candidate %d) with token %d (candidate %d), %.0f ms%n",
-              o.frozen() ? "frozen-supervisor" : "UNEXPLAINED",
-              o.earlier().token(),
-              o.earlier().candidate(),
-              o.later().token(),
-              o.later().candidate(),
-              o.nanos() / 1e6));
-    }
-    out.append(
-        String.format("frozen overlaps fenced (later token larger): %s%n", frozenOverlapsFenced()));
-    out.append(String.format("tokens strictly increasing: %s%n", tokensIncrease));
-    out.append(String.format("orphaned processes: %d (must be 0)%n", orphans));
-    if (writes != null) {
-      out.append(
-          String.format(
-              "database writes through the fence: %d committed, %d refused as stale;"
-                  + " stale commits: %d (must be 0)%n",
-              writes.committed(), writes.refused(), writes.staleCommits()));
-    }
-    out.append(
-        String.format(
-            "time to a leader after a fault ends: p50 %.0f ms, max %.0f ms (ttl %d s)%n",
-            p50Recovery() / 1e6, maxRecovery() / 1e6, ttl.toSeconds()));
-    out.append(String.format("availability: %.1f%%%n", availability * 100));
-    long before = intervals.stream().filter(i -> i.start() < runStart).count();
-    out.append(
-        String.format(
-            "terms: %d started during the run (%d before the first fault)%n",
-            termsStartedInRun(), before));
-    out.append(
-        String.format(
-            "terms per hour%s: %.1f%n", onlyBenign ? " under benign faults" : "", termsPerHour()));
-    EtcdProbe known = probe;
-    if (known != null) {
-      for (Loss loss : etcdLosses()) {
-        out.append(
-            String.format(
-                "loss explained by etcd: token %d (candidate %d) ended %s (%s): etcd answered no lease"
-                    + " renewal for %d ms of the %d ms before (the renewal budget tolerates %d ms)%n",
-                loss.term().token(),
-                loss.term().candidate(),
-                clock(loss.term().end()),
-                loss.reason(),
-                etcdGap(loss.term().end()).toMillis(),
-                known.window().toMillis(),
-                known.tolerated().toMillis()));
-      }
-    }
-    List<Loss> needless = needlessLosses();
-    out.append(
-        String.format(
-            "needless losses: %d of %d losses%s%n",
-            needless.size(),
-            losses.size(),
-            onlyBenign
-                ? " (under benign faults every loss etcd does not explain is needless; steady means 0)"
-                : ""));
-    for (Loss loss : needless) {
-      FaultRecord fault = loss.after();
-      out.append(
-          String.format(
-              "  token %d (candidate %d, a %.1f s term) ended %s (%s), %s%n",
-              loss.term().token(),
-              loss.term().candidate(),
-              (loss.term().end() - loss.term().start()) / 1e9,
-              clock(loss.term().end()),
-              loss.reason(),
-              fault == null
-                  ? "before any fault"
-                  : String.format(
-                      "%.0f ms after %s %s began (%s)",
-                      (loss.term().end() - fault.start()) / 1e6,
-                      fault.kind(),
-                      fault.target(),
-                      loss.term().end() <= fault.heal()
-                          ? "still under way"
-                          : String.format(
-                              "healed %.0f ms before", (loss.term().end() - fault.heal()) / 1e6))));
-      for (String line : logExcerpt(loss.term())) {
-        out.append("      ").append(line).append(System.lineSeparator());
-      }
-    }
-    return out.toString();
-  }
-
-  /** Time of day (UTC) of an epoch-nanosecond instant, as the soak's fault log prints it. */
-  static String clock(long epochNanos) {
-    return java.time.LocalTime.ofNanoOfDay(Math.floorMod(epochNanos, 86_400_000_000_000L))
-        .truncatedTo(java.time.temporal.ChronoUnit.MILLIS)
-        .toString();
-  }
-
-  private static List<Interval> readIntervals(Path dir) {
-    List<Interval> found = new ArrayList<>();
-    try (Stream<Path> files = Files.list(dir)) {
-      for (Path start : files.filter(p -> p.toString().endsWith(".start")).toList()) {
-        String[] fields = Files.readString(start).trim().split(" ");
-        if (fields.length < 4) {
-          continue; // killed while writing its first line: it never ran
-        }
-        Path beat = Path.of(start.toString().replace(".start", ".beat"));
-        long begin = Long.parseLong(fields[2]);
-        long end = Files.exists(beat) ? Long.parseLong(Files.readString(beat).trim()) : begin;
-        found.add(
-            new Interval(
-                Integer.parseInt(fields[0]),
-                Long.parseLong(fields[1]),
-                begin,
-                end,
-                Long.parseLong(fields[3])));
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    found.sort(Comparator.comparingLong(Interval::start));
-    return found;
+    return SoakReportText.render(this);
   }
 }

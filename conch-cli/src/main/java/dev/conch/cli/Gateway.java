@@ -1,9 +1,7 @@
 package dev.conch.cli;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import dev.conch.etcd.LeaderWatcher;
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,8 +12,6 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Base64;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
@@ -32,9 +28,8 @@ import org.jspecify.annotations.Nullable;
  * <p>{@code java.net.http.HttpClient} was measured too: it costs several times the CPU of this
  * client to start (its selector thread, HTTP/2 machinery, futures), more than the read itself.
  *
- * <p>Longer than most files here, on purpose: a small HTTP client of its own (requests, the
- * streaming watch, the few JSON shapes read with Jackson's streaming parser, errors, auth), so that
- * a read starts no gRPC, Netty or Vert.x.
+ * <p>The requests, auth and the choice of endpoint are here; the JSON they send and read is in
+ * {@link GatewayJson}.
  */
 final class Gateway implements LeaderWatcher.Source {
 
@@ -62,8 +57,6 @@ final class Gateway implements LeaderWatcher.Source {
           || status == HttpURLConnection.HTTP_UNAVAILABLE;
     }
   }
-
-  private static final JsonFactory JSON = new JsonFactory();
 
   private final List<URI> endpoints;
   private final @Nullable SSLSocketFactory tls;
@@ -96,9 +89,9 @@ final class Gateway implements LeaderWatcher.Source {
   public Range range(String prefix, boolean firstCreated, Duration timeout) throws IOException {
     String body =
         "{\"key\":\""
-            + base64(prefix)
+            + GatewayJson.base64(prefix)
             + "\",\"range_end\":\""
-            + rangeEnd(prefix)
+            + GatewayJson.rangeEnd(prefix)
             + "\""
             + (firstCreated
                 ? ",\"sort_order\":\"ASCEND\",\"sort_target\":\"CREATE\",\"limit\":1"
@@ -106,18 +99,18 @@ final class Gateway implements LeaderWatcher.Source {
             + "}";
     HttpURLConnection call = request("/v3/kv/range", body, timeout);
     try (InputStream in = call.getInputStream();
-        JsonParser json = JSON.createParser(in)) {
+        JsonParser json = GatewayJson.JSON.createParser(in)) {
       long revision = 0;
       List<Kv> kvs = new ArrayList<>();
-      expect(json, JsonToken.START_OBJECT);
+      GatewayJson.expect(json, JsonToken.START_OBJECT);
       while (json.nextToken() == JsonToken.FIELD_NAME) {
         String field = json.currentName();
         json.nextToken();
         switch (field) {
-          case "header" -> revision = header(json);
+          case "header" -> revision = GatewayJson.header(json);
           case "kvs" -> {
             while (json.nextToken() == JsonToken.START_OBJECT) {
-              kvs.add(kv(json));
+              kvs.add(GatewayJson.kv(json));
             }
           }
           default -> json.skipChildren();
@@ -140,9 +133,9 @@ final class Gateway implements LeaderWatcher.Source {
       throws IOException {
     String body =
         "{\"create_request\":{\"key\":\""
-            + base64(prefix)
+            + GatewayJson.base64(prefix)
             + "\",\"range_end\":\""
-            + rangeEnd(prefix)
+            + GatewayJson.rangeEnd(prefix)
             + "\",\"start_revision\":\""
             + fromRevision
             + "\"}}";
@@ -155,86 +148,11 @@ final class Gateway implements LeaderWatcher.Source {
       failed();
       throw e;
     }
-    Thread reader = new Thread(() -> readWatch(in, events), "conch-watch-" + endpoint().getPort());
+    Thread reader =
+        new Thread(() -> GatewayJson.readWatch(in, events), "conch-watch-" + endpoint().getPort());
     reader.setDaemon(true);
     reader.start();
     return call::disconnect;
-  }
-
-  private static void readWatch(InputStream in, Consumer<Object> events) {
-    try (in;
-        JsonParser json = JSON.createParser(in)) {
-      while (json.nextToken() == JsonToken.START_OBJECT) {
-        List<Event> batch = new ArrayList<>();
-        String error = null;
-        while (json.nextToken() == JsonToken.FIELD_NAME) {
-          String field = json.currentName();
-          json.nextToken();
-          if (field.equals("result")) {
-            error = watchResult(json, batch);
-          } else if (field.equals("error")) {
-            error = errorMessage(json);
-          } else {
-            json.skipChildren();
-          }
-        }
-        if (error != null) {
-          events.accept(new EtcdError(error));
-          return;
-        }
-        if (!batch.isEmpty()) {
-          events.accept(batch);
-        }
-      }
-      events.accept(new EtcdError("the watch stream ended"));
-    } catch (IOException | RuntimeException e) {
-      events.accept(e instanceof IOException io ? io : new IOException(e));
-    }
-  }
-
-  /** Reads one watch result into {@code batch}; returns why etcd ended the watch, if it did. */
-  private static @Nullable String watchResult(JsonParser json, List<Event> batch)
-      throws IOException {
-    String ended = null;
-    while (json.nextToken() == JsonToken.FIELD_NAME) {
-      String field = json.currentName();
-      json.nextToken();
-      switch (field) {
-        case "canceled" -> {
-          if (json.getValueAsBoolean()) {
-            ended = ended == null ? "etcd cancelled the watch" : ended;
-          }
-        }
-        case "cancel_reason" -> ended = "etcd cancelled the watch: " + json.getText();
-        case "compact_revision" -> {
-          if (Long.parseLong(json.getText()) > 0) {
-            ended = "the watch's revision was compacted";
-          }
-        }
-        case "events" -> {
-          while (json.nextToken() == JsonToken.START_OBJECT) {
-            boolean deleted = false;
-            Kv kv = null;
-            while (json.nextToken() == JsonToken.FIELD_NAME) {
-              String name = json.currentName();
-              json.nextToken();
-              if (name.equals("type")) {
-                deleted = "DELETE".equals(json.getText());
-              } else if (name.equals("kv")) {
-                kv = kv(json);
-              } else {
-                json.skipChildren();
-              }
-            }
-            if (kv != null) {
-              batch.add(new Event(deleted, kv));
-            }
-          }
-        }
-        default -> json.skipChildren();
-      }
-    }
-    return ended;
   }
 
   /** Marks the endpoint as failed: the next request goes to the next one. */
@@ -252,7 +170,7 @@ final class Gateway implements LeaderWatcher.Source {
       if (call.getResponseCode() == HttpURLConnection.HTTP_OK) {
         return call;
       }
-      String error = error(call);
+      String error = GatewayJson.error(call);
       if (user != null && error.contains("invalid auth token")) {
         // The token expired (etcd's simple tokens live five minutes): log in again, once.
         token = authenticate(timeout);
@@ -260,7 +178,7 @@ final class Gateway implements LeaderWatcher.Source {
         if (call.getResponseCode() == HttpURLConnection.HTTP_OK) {
           return call;
         }
-        error = error(call);
+        error = GatewayJson.error(call);
       }
       throw new EtcdError(call.getResponseCode(), error);
     } catch (IOException e) {
@@ -274,17 +192,17 @@ final class Gateway implements LeaderWatcher.Source {
         post(
             "/v3/auth/authenticate",
             "{\"name\":"
-                + quote(Objects.requireNonNull(user, "authenticate without a user"))
+                + GatewayJson.quote(Objects.requireNonNull(user, "authenticate without a user"))
                 + ",\"password\":"
-                + quote(password)
+                + GatewayJson.quote(password)
                 + "}",
             timeout);
     if (call.getResponseCode() != HttpURLConnection.HTTP_OK) {
-      throw new EtcdError(call.getResponseCode(), error(call));
+      throw new EtcdError(call.getResponseCode(), GatewayJson.error(call));
     }
     try (InputStream in = call.getInputStream();
-        JsonParser json = JSON.createParser(in)) {
-      expect(json, JsonToken.START_OBJECT);
+        JsonParser json = GatewayJson.JSON.createParser(in)) {
+      GatewayJson.expect(json, JsonToken.START_OBJECT);
       while (json.nextToken() == JsonToken.FIELD_NAME) {
         String field = json.currentName();
         json.nextToken();
@@ -319,115 +237,5 @@ final class Gateway implements LeaderWatcher.Source {
       out.write(bytes);
     }
     return call;
-  }
-
-  /** etcd's words for a failed request: the gateway's {@code {"error", "message", "code"}}. */
-  private static String error(HttpURLConnection call) throws IOException {
-    int status = call.getResponseCode();
-    InputStream in = call.getErrorStream();
-    if (in == null) {
-      return "HTTP " + status;
-    }
-    byte[] raw;
-    try (in) {
-      raw = in.readAllBytes();
-    }
-    try (JsonParser json = JSON.createParser(raw)) {
-      if (json.nextToken() == JsonToken.START_OBJECT) {
-        return errorMessage(json);
-      }
-    } catch (IOException e) {
-      // Not JSON (a plain-text answer, e.g. "Client sent an HTTP request to an HTTPS server").
-    }
-    String text = new String(raw, StandardCharsets.UTF_8).strip();
-    return "HTTP " + status + (text.isEmpty() ? "" : ": " + text);
-  }
-
-  /**
-   * ReadForms {@code {"error": "...", "message": "...", "code": n}} from just inside the object.
-   */
-  private static String errorMessage(JsonParser json) throws IOException {
-    String message = null;
-    String error = null;
-    if (json.currentToken() != JsonToken.START_OBJECT) {
-      return json.getText();
-    }
-    while (json.nextToken() == JsonToken.FIELD_NAME) {
-      String field = json.currentName();
-      json.nextToken();
-      switch (field) {
-        case "message" -> message = json.getText();
-        case "error" -> error = json.getText();
-        default -> json.skipChildren();
-      }
-    }
-    String text = message != null && !message.isBlank() ? message : error;
-    return text == null ? "etcd answered an error" : text;
-  }
-
-  private static long header(JsonParser json) throws IOException {
-    long revision = 0;
-    while (json.nextToken() == JsonToken.FIELD_NAME) {
-      String field = json.currentName();
-      json.nextToken();
-      if (field.equals("revision")) {
-        revision = Long.parseLong(json.getText());
-      } else {
-        json.skipChildren();
-      }
-    }
-    return revision;
-  }
-
-  private static Kv kv(JsonParser json) throws IOException {
-    String key = "";
-    String value = "";
-    long create = 0;
-    long mod = 0;
-    long lease = 0;
-    while (json.nextToken() == JsonToken.FIELD_NAME) {
-      String field = json.currentName();
-      json.nextToken();
-      switch (field) {
-        case "key" -> key = text(json.getText());
-        case "value" -> value = text(json.getText());
-        case "create_revision" -> create = Long.parseLong(json.getText());
-        case "mod_revision" -> mod = Long.parseLong(json.getText());
-        case "lease" -> lease = Long.parseLong(json.getText());
-        default -> json.skipChildren();
-      }
-    }
-    return new Kv(key, value, create, mod, lease);
-  }
-
-  private static void expect(JsonParser json, JsonToken token) throws IOException {
-    if (json.nextToken() != token) {
-      throw new EtcdError("etcd answered something other than JSON");
-    }
-  }
-
-  private static String text(String base64) {
-    return new String(Base64.getDecoder().decode(base64), StandardCharsets.UTF_8);
-  }
-
-  private static String base64(String text) {
-    return Base64.getEncoder().encodeToString(text.getBytes(StandardCharsets.UTF_8));
-  }
-
-  /** The end of the prefix's range, as etcd's clients compute it: the last byte plus one. */
-  static String rangeEnd(String prefix) {
-    byte[] end = prefix.getBytes(StandardCharsets.UTF_8);
-    for (int i = end.length - 1; i >= 0; i--) {
-      if (end[i] != (byte) 0xff) {
-        end[i]++;
-        return Base64.getEncoder().encodeToString(Arrays.copyOf(end, i + 1));
-      }
-    }
-    // All 0xff: to the end of the key space.
-    return Base64.getEncoder().encodeToString(new byte[] {0});
-  }
-
-  private static String quote(String text) {
-    return "\"" + new String(JsonStringEncoder.getInstance().quoteAsString(text)) + "\"";
   }
 }

@@ -49,6 +49,11 @@ import org.slf4j.LoggerFactory;
  * until its key is older than the hold-down, which is {@link GroupOptions#minTenure()} (the same
  * wait a term has before it is handed up): a member that rejoins every few seconds (crash-looping)
  * does not pull every office over on each rejoin.
+ *
+ * <p>Longer than most files here, on purpose: it is the group's one thread, and every field below
+ * is that thread's state (the view's age, the pending move, the last publish, the outage); what
+ * could go has gone to {@link GroupMembership}, {@link GroupTargets}, {@link GroupMove} and {@link
+ * ShareRule}.
  */
 final class EtcdOfficeGroup implements OfficeGroup {
 

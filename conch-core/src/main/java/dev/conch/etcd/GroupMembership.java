@@ -52,6 +52,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Not thread-safe: the group's thread alone uses it; only the watch's events arrive on another
  * thread, through the inbox given to {@link #resync}.
+ *
+ * <p>Longer than most files here, on purpose: the view, the watch that keeps it and the writes of
+ * this member's key share what was last read and last written (the generation, the {@code put}
+ * fields), and the key's value format ({@link #json}, {@link #parse}) is read nowhere else.
  */
 final class GroupMembership {
 

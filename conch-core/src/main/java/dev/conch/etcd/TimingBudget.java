@@ -99,25 +99,11 @@ public record TimingBudget(
    *     the TTL to renew in, as {@link EtcdSession#election} would
    */
   public static TimingBudget of(SessionOptions session, ElectionOptions election) {
-    RenewalBudget renewal = renewal(session, election);
-    Duration ttl = session.ttl();
-    Duration lossLead = election.lossLead();
     // The hooks start when the term ends, at D - loss lead; nothing is waited for past D - margin
     // (LeadershipTerm.loseTimers: a hook still running is interrupted, later ones are called and
-    // not waited for), whatever the hook timeout. The last acknowledged renewal may have gone out
-    // one interval before a freeze, and a process must wake by D - loss lead for its hooks to get
-    // their whole stop timeout before that cut.
-    return new TimingBudget(
-        ttl,
-        lossLead,
-        renewal.interval(),
-        renewal.attemptTimeout(),
-        riddenOut(ttl, lossLead, renewal),
-        ttl.plus(EXPIRY_SCAN),
-        election.hookTimeout(),
-        election.safetyMargin().negated(),
-        ttl.minus(renewal.interval()).minus(lossLead),
-        false);
+    // not waited for), whatever the hook timeout. A process must wake by D - loss lead for its
+    // hooks to get their whole stop timeout before that cut.
+    return of(session, election, election.hookTimeout(), election.lossLead(), false);
   }
 
   /**
@@ -138,9 +124,6 @@ public record TimingBudget(
       Duration killAfter,
       Duration hookTimeout,
       boolean onLose) {
-    RenewalBudget renewal = renewal(session, election);
-    Duration ttl = session.ttl();
-    Duration lossLead = election.lossLead();
     // SIGTERM at D - loss lead; the grace is kill-after, cut to end by D - margin: SIGKILL at
     // D - loss lead + min(kill-after, stop timeout). After a resign the on-lose hook may run its
     // timeout, then kill-after more until its own SIGKILL; after an involuntary loss it is killed
@@ -149,6 +132,29 @@ public record TimingBudget(
     // to be gone (a process in uninterruptible sleep) before the stop goes on.
     Duration groupStop = killAfter.plus(ExternalCommandRunner.KILL_WAIT);
     Duration onLoseRuns = hookTimeout.plus(groupStop);
+    // A runner that wakes by D - margin kills the command at once (the grace is cut to end there).
+    return of(
+        session,
+        election,
+        onLose ? groupStop.plus(onLoseRuns) : groupStop,
+        election.safetyMargin(),
+        true);
+  }
+
+  /**
+   * The figures both kinds share, with the two that differ: the graceful hand-over, and how long
+   * before D a frozen process must wake for its work to stop in time ({@code wakeBy}). The last
+   * acknowledged renewal may have gone out one interval before the freeze.
+   */
+  private static TimingBudget of(
+      SessionOptions session,
+      ElectionOptions election,
+      Duration gracefulHandover,
+      Duration wakeBy,
+      boolean runner) {
+    RenewalBudget renewal = renewal(session, election);
+    Duration ttl = session.ttl();
+    Duration lossLead = election.lossLead();
     return new TimingBudget(
         ttl,
         lossLead,
@@ -156,13 +162,10 @@ public record TimingBudget(
         renewal.attemptTimeout(),
         riddenOut(ttl, lossLead, renewal),
         ttl.plus(EXPIRY_SCAN),
-        onLose ? groupStop.plus(onLoseRuns) : groupStop,
+        gracefulHandover,
         election.safetyMargin().negated(),
-        // The last acknowledged renewal may have gone out one interval before the freeze; a
-        // runner that wakes by D - margin kills the command at once (the grace is cut to end
-        // there).
-        ttl.minus(renewal.interval()).minus(election.safetyMargin()),
-        true);
+        ttl.minus(renewal.interval()).minus(wakeBy),
+        runner);
   }
 
   /**

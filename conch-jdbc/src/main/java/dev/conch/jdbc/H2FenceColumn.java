@@ -150,19 +150,7 @@ public final class H2FenceColumn implements Trigger {
     if (loaded != null) {
       return loaded;
     }
-    String remark = null;
-    try (PreparedStatement read =
-        connection.prepareStatement(
-            "SELECT REMARKS FROM INFORMATION_SCHEMA.TRIGGERS"
-                + " WHERE TRIGGER_SCHEMA = ? AND TRIGGER_NAME = ?")) {
-      read.setString(1, schema);
-      read.setString(2, trigger);
-      try (ResultSet row = read.executeQuery()) {
-        if (row.next()) {
-          remark = row.getString(1);
-        }
-      }
-    }
+    String remark = H2Rows.triggerRemark(connection, schema, trigger);
     if (remark == null || !remark.startsWith(REMARK_PREFIX)) {
       throw new SQLException(
           "the conch fence trigger "

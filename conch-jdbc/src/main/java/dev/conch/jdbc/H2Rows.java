@@ -7,7 +7,10 @@ import java.sql.SQLException;
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
-/** What the H2 triggers share: where a column is in the rows H2 hands a trigger. */
+/**
+ * What the H2 triggers read of H2 itself: where a column is in the rows H2 hands a trigger, a
+ * trigger's remark, a session's variable.
+ */
 final class H2Rows {
 
   private H2Rows() {}
@@ -15,29 +18,48 @@ final class H2Rows {
   /** The 0-based index of {@code column} in the rows of {@code schema.table}. */
   static int columnIndex(Connection connection, String schema, String table, String column)
       throws SQLException {
-    try (PreparedStatement read =
-        connection.prepareStatement(
+    String position =
+        first(
+            connection,
             "SELECT ORDINAL_POSITION FROM INFORMATION_SCHEMA.COLUMNS"
-                + " WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND UPPER(COLUMN_NAME) = ?")) {
-      read.setString(1, schema);
-      read.setString(2, table);
-      read.setString(3, column.toUpperCase(Locale.ROOT));
-      try (ResultSet row = read.executeQuery()) {
-        if (!row.next()) {
-          throw new SQLException(
-              "the table " + schema + "." + table + " has no column " + column,
-              FenceSchema.MISSING_TOKEN_SQLSTATE);
-        }
-        return row.getInt(1) - 1;
-      }
+                + " WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND UPPER(COLUMN_NAME) = ?",
+            schema,
+            table,
+            column.toUpperCase(Locale.ROOT));
+    if (position == null) {
+      throw new SQLException(
+          "the table " + schema + "." + table + " has no column " + column,
+          FenceSchema.MISSING_TOKEN_SQLSTATE);
     }
+    return Integer.parseInt(position) - 1;
+  }
+
+  /** The remark of the trigger {@code schema.trigger}, or null. */
+  static @Nullable String triggerRemark(Connection connection, String schema, String trigger)
+      throws SQLException {
+    return first(
+        connection,
+        "SELECT REMARKS FROM INFORMATION_SCHEMA.TRIGGERS"
+            + " WHERE TRIGGER_SCHEMA = ? AND TRIGGER_NAME = ?",
+        schema,
+        trigger);
   }
 
   /** The session's value of the user variable {@code @name}, or null. */
   static @Nullable String variable(Connection connection, String name) throws SQLException {
-    try (PreparedStatement read = connection.prepareStatement("SELECT @" + name);
-        ResultSet row = read.executeQuery()) {
-      return row.next() ? row.getString(1) : null;
+    return first(connection, "SELECT @" + name);
+  }
+
+  /** The first column of the first row {@code query} finds, as text; null without a row. */
+  private static @Nullable String first(Connection connection, String query, String... parameters)
+      throws SQLException {
+    try (PreparedStatement read = connection.prepareStatement(query)) {
+      for (int i = 0; i < parameters.length; i++) {
+        read.setString(i + 1, parameters[i]);
+      }
+      try (ResultSet row = read.executeQuery()) {
+        return row.next() ? row.getString(1) : null;
+      }
     }
   }
 }

@@ -171,7 +171,7 @@ public final class JdbcFence {
           "a connection inside a transaction (setAutoCommit(false)): a fence outside a"
               + " transaction protects nothing");
     }
-    FenceDialect spoken = dialect != null ? dialect : FenceDialect.of(connection);
+    FenceDialect spoken = spoken(connection);
     try {
       run(connection, spoken, office, token, holder, timeout).check();
     } catch (SQLException e) {
@@ -236,7 +236,7 @@ public final class JdbcFence {
           "a connection outside any transaction (autocommit on): the raise commits a transaction"
               + " of its own, which would commit the caller's work");
     }
-    FenceDialect spoken = dialect != null ? dialect : FenceDialect.of(connection);
+    FenceDialect spoken = spoken(connection);
     int isolation = connection.getTransactionIsolation();
     connection.setAutoCommit(false);
     try {
@@ -265,6 +265,11 @@ public final class JdbcFence {
       }
       connection.setAutoCommit(true);
     }
+  }
+
+  /** The dialect this fence was given, else the one {@code connection} speaks. */
+  private FenceDialect spoken(Connection connection) throws SQLException {
+    return dialect != null ? dialect : FenceDialect.of(connection);
   }
 
   private FenceRun run(
@@ -321,7 +326,7 @@ public final class JdbcFence {
         return row.next() ? OptionalLong.of(row.getLong(1)) : OptionalLong.empty();
       }
     } catch (SQLException e) {
-      throw missingTable(e, dialect != null ? dialect : FenceDialect.of(connection));
+      throw missingTable(e, spoken(connection));
     }
   }
 
