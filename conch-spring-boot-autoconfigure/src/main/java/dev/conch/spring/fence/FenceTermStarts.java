@@ -4,6 +4,7 @@ import dev.conch.Election;
 import dev.conch.Leadership;
 import dev.conch.LeadershipHandler;
 import dev.conch.spring.Elections;
+import dev.conch.spring.support.PhasedLifecycle;
 import java.util.function.Supplier;
 import org.springframework.context.SmartLifecycle;
 
@@ -17,7 +18,7 @@ import org.springframework.context.SmartLifecycle;
  *
  * <p>Starts just before the elections campaign, so that the hook is in place for the first win.
  */
-public final class FenceTermStarts implements SmartLifecycle {
+public final class FenceTermStarts extends PhasedLifecycle {
 
   /** Before campaigning starts (conch's lifecycle runs at {@code DEFAULT_PHASE - 512}). */
   static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 514;
@@ -25,8 +26,6 @@ public final class FenceTermStarts implements SmartLifecycle {
   private final Supplier<Elections> elections;
 
   private final TransactionFence fence;
-
-  private volatile boolean running;
 
   // Guarded by this.
   private boolean wired;
@@ -36,12 +35,13 @@ public final class FenceTermStarts implements SmartLifecycle {
    * @param fence the fence whose rows are raised
    */
   public FenceTermStarts(Supplier<Elections> elections, TransactionFence fence) {
+    super(PHASE);
     this.elections = elections;
     this.fence = fence;
   }
 
   @Override
-  public synchronized void start() {
+  protected void begin() {
     if (!this.wired) {
       this.wired = true;
       Elections all = this.elections.get();
@@ -51,22 +51,6 @@ public final class FenceTermStarts implements SmartLifecycle {
         }
       }
     }
-    this.running = true;
-  }
-
-  @Override
-  public void stop() {
-    this.running = false;
-  }
-
-  @Override
-  public boolean isRunning() {
-    return this.running;
-  }
-
-  @Override
-  public int getPhase() {
-    return PHASE;
   }
 
   /** The hook: raises the office's fence row when a term begins; never refuses the term. */

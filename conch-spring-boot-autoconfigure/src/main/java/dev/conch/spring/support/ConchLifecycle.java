@@ -35,7 +35,7 @@ import org.springframework.context.SmartLifecycle;
  * most {@code spring.lifecycle.timeout-per-shutdown-phase}. A context stopped and started again
  * (paused, restarted) campaigns again for every office.
  */
-public final class ConchLifecycle implements SmartLifecycle, SmartInitializingSingleton {
+public final class ConchLifecycle extends PhasedLifecycle implements SmartInitializingSingleton {
 
   /** Later than the web server's start and graceful shutdown phases. */
   public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 512;
@@ -56,10 +56,6 @@ public final class ConchLifecycle implements SmartLifecycle, SmartInitializingSi
   private final Supplier<@Nullable LeadershipObserver> observer;
 
   private final Map<Election, ElectionEventPublisher> publishers = new ConcurrentHashMap<>();
-
-  private final Stops stops = new Stops();
-
-  private volatile boolean running;
 
   // Guarded by this.
   private boolean wired;
@@ -118,6 +114,7 @@ public final class ConchLifecycle implements SmartLifecycle, SmartInitializingSi
       ApplicationEventPublisher eventPublisher,
       Supplier<List<RequiredOffices>> requiredOffices,
       Supplier<@Nullable LeadershipObserver> observer) {
+    super(PHASE);
     this.observer = observer;
     this.elections = elections;
     this.methods = methods;
@@ -215,24 +212,13 @@ public final class ConchLifecycle implements SmartLifecycle, SmartInitializingSi
   }
 
   @Override
-  public synchronized void start() {
-    if (this.running) {
-      return;
-    }
+  protected void begin() {
     // With lazy initialization this bean may have missed the callback.
     afterSingletonsInstantiated();
-    // A resignation that outlived the shutdown phase's timeout ends before campaigning again.
-    this.stops.awaitAll();
     for (Election election : this.elections.all()) {
       election.start();
     }
-    this.running = true;
     logger.info("Campaigning for offices " + this.elections.offices());
-  }
-
-  @Override
-  public void stop() {
-    Stops.await(this::stop);
   }
 
   /**
@@ -241,18 +227,13 @@ public final class ConchLifecycle implements SmartLifecycle, SmartInitializingSi
    * context waits for the callback at most {@code spring.lifecycle.timeout-per-shutdown-phase}.
    */
   @Override
-  public synchronized void stop(Runnable callback) {
-    if (!this.running) {
-      callback.run();
-      return;
-    }
-    this.running = false;
+  protected void end(Runnable callback) {
     List<CompletableFuture<Void>> resignations = new ArrayList<>();
     for (Election election : this.elections.all()) {
       resignations.add(resign(election));
     }
-    this.stops.track(
-        CompletableFuture.allOf(resignations.toArray(CompletableFuture[]::new)), callback);
+    stops()
+        .track(CompletableFuture.allOf(resignations.toArray(CompletableFuture[]::new)), callback);
   }
 
   private CompletableFuture<Void> resign(Election election) {
@@ -286,15 +267,5 @@ public final class ConchLifecycle implements SmartLifecycle, SmartInitializingSi
             publisher
                 .resignationAfter(before)
                 .completeOnTimeout(null, DELIVERY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
-  }
-
-  @Override
-  public boolean isRunning() {
-    return this.running;
-  }
-
-  @Override
-  public int getPhase() {
-    return PHASE;
   }
 }

@@ -1,7 +1,6 @@
 package dev.conch.spring.support;
 
 import dev.conch.process.ExternalCommandRunner;
-import org.springframework.context.SmartLifecycle;
 
 /**
  * Starts the {@link ExternalCommandRunner} once the elections have started, and stops it on
@@ -15,7 +14,7 @@ import org.springframework.context.SmartLifecycle;
  *
  * <p>Infrastructure of the starter, created by its auto-configuration; applications do not use it.
  */
-public final class ExternalCommandRunnerLifecycle implements SmartLifecycle {
+public final class ExternalCommandRunnerLifecycle extends PhasedLifecycle {
 
   /** Later than {@link ConchLifecycle#PHASE}: starts after it, stops before it. */
   public static final int PHASE = ConchLifecycle.PHASE + 256;
@@ -26,10 +25,6 @@ public final class ExternalCommandRunnerLifecycle implements SmartLifecycle {
 
   private final Runnable stopRunner;
 
-  private final Stops stops = new Stops();
-
-  private volatile boolean running;
-
   /**
    * The lifecycle of the runner of one office.
    *
@@ -38,6 +33,7 @@ public final class ExternalCommandRunnerLifecycle implements SmartLifecycle {
    * @param stop stops the current runner: its command, on-lose, then the office is left
    */
   public ExternalCommandRunnerLifecycle(String office, Runnable start, Runnable stop) {
+    super(PHASE);
     this.office = office;
     this.startRunner = start;
     this.stopRunner = stop;
@@ -49,38 +45,12 @@ public final class ExternalCommandRunnerLifecycle implements SmartLifecycle {
   }
 
   @Override
-  public synchronized void start() {
-    if (this.running) {
-      return;
-    }
-    // A stop that outlived the shutdown phase's timeout ends before the next runner starts.
-    this.stops.awaitAll();
+  protected void begin() {
     this.startRunner.run();
-    this.running = true;
   }
 
   @Override
-  public void stop() {
-    Stops.await(this::stop);
-  }
-
-  @Override
-  public synchronized void stop(Runnable callback) {
-    if (!this.running) {
-      callback.run();
-      return;
-    }
-    this.running = false;
-    this.stops.run("conch-runner-stop-" + this.office, this.stopRunner, callback);
-  }
-
-  @Override
-  public boolean isRunning() {
-    return this.running;
-  }
-
-  @Override
-  public int getPhase() {
-    return PHASE;
+  protected void end(Runnable callback) {
+    stops().run("conch-runner-stop-" + this.office, this.stopRunner, callback);
   }
 }

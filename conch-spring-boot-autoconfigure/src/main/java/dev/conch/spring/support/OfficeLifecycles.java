@@ -18,7 +18,7 @@ import org.springframework.context.SmartLifecycle;
  * the hook is in place for the first win, and after the other hooks of the office: on a win the
  * {@code @OnLeadership} methods run first, then the beans start; on a loss the beans stop first.
  */
-public final class OfficeLifecycles implements SmartLifecycle {
+public final class OfficeLifecycles extends PhasedLifecycle {
 
   /** Just before campaigning starts (conch's lifecycle runs at {@code DEFAULT_PHASE - 512}). */
   static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 513;
@@ -28,8 +28,6 @@ public final class OfficeLifecycles implements SmartLifecycle {
   private final Elections elections;
 
   private final Function<String, Duration> stopTimeout;
-
-  private volatile boolean running;
 
   // Guarded by this.
   private boolean wired;
@@ -45,13 +43,14 @@ public final class OfficeLifecycles implements SmartLifecycle {
       LeaderLifecycleBeanPostProcessor beans,
       Elections elections,
       Function<String, Duration> stopTimeout) {
+    super(PHASE);
     this.beans = beans;
     this.elections = elections;
     this.stopTimeout = stopTimeout;
   }
 
   @Override
-  public synchronized void start() {
+  protected void begin() {
     if (!this.wired) {
       this.wired = true;
       Map<String, List<Named>> byOffice = new LinkedHashMap<>();
@@ -71,23 +70,7 @@ public final class OfficeLifecycles implements SmartLifecycle {
                 new OfficeLifecycleHandler(office, named, this.stopTimeout.apply(office)));
           });
     }
-    this.running = true;
-  }
-
-  @Override
-  public void stop() {
-    // The elections resign before this (conch's lifecycle stops first): the hooks stopped the
-    // beans.
-    this.running = false;
-  }
-
-  @Override
-  public boolean isRunning() {
-    return this.running;
-  }
-
-  @Override
-  public int getPhase() {
-    return PHASE;
+    // Nothing to stop: the elections resign before this (conch's lifecycle stops first), and the
+    // hooks stopped the beans.
   }
 }

@@ -1,8 +1,8 @@
 package dev.conch.spring.boot.test;
 
 import dev.conch.spring.support.ConchLifecycle;
+import dev.conch.spring.support.PhasedLifecycle;
 import org.springframework.context.ApplicationListener;
-import org.springframework.context.SmartLifecycle;
 import org.springframework.context.event.ContextRefreshedEvent;
 
 /**
@@ -11,41 +11,24 @@ import org.springframework.context.event.ContextRefreshedEvent;
  * ConchLifecycle}'s), and the context's refresh returns only once every office is in the start
  * state (its acquire hooks ran, or it follows), so that a test's first line sees it.
  */
-final class TestOfficesStartState
-    implements SmartLifecycle, ApplicationListener<ContextRefreshedEvent> {
+final class TestOfficesStartState extends PhasedLifecycle
+    implements ApplicationListener<ContextRefreshedEvent> {
 
   private final TestOffices offices;
 
-  private volatile boolean running;
-
   TestOfficesStartState(TestOffices offices) {
+    super(ConchLifecycle.PHASE - 1);
     this.offices = offices;
   }
 
   @Override
-  public void start() {
+  protected void begin() {
     this.offices.electOthersFirst();
-    this.running = true;
   }
 
   /** After every lifecycle bean started, so after this instance campaigns. */
   @Override
   public void onApplicationEvent(ContextRefreshedEvent event) {
     this.offices.awaitStartState();
-  }
-
-  @Override
-  public void stop() {
-    this.running = false;
-  }
-
-  @Override
-  public boolean isRunning() {
-    return this.running;
-  }
-
-  @Override
-  public int getPhase() {
-    return ConchLifecycle.PHASE - 1;
   }
 }
