@@ -214,6 +214,11 @@ final class DatabaseProcess {
     return port;
   }
 
+  /** The server's log file. */
+  Path log() {
+    return log;
+  }
+
   /**
    * Sends {@code signal}, waits up to {@code grace} for the exit, then kills; returns reaped, and
    * deletes the server's {@code dir}.

@@ -26,7 +26,7 @@ import java.util.Map;
  * binary log); {@link Builder#option(String, String)} sets any server option back. {@link #close()}
  * stops it and deletes the dir.
  */
-public final class MariaDbServer implements AutoCloseable {
+public final class MariaDbServer extends DatabaseServer {
 
   /** The database user, with every privilege: {@value}. */
   public static final String USER = "root";
@@ -36,12 +36,8 @@ public final class MariaDbServer implements AutoCloseable {
 
   private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
 
-  private final Path dir;
-  private final DatabaseProcess process;
-
   private MariaDbServer(Path dir, DatabaseProcess process) {
-    this.dir = dir;
-    this.process = process;
+    super(dir, process, "TERM", Duration.ofSeconds(20)); // SIGTERM: a clean shutdown
   }
 
   /** Starts a server with the default options. */
@@ -54,35 +50,10 @@ public final class MariaDbServer implements AutoCloseable {
     return new Builder();
   }
 
-  /** Loopback port the server listens on. */
-  public int port() {
-    return process.port();
-  }
-
   /** {@code jdbc:mariadb://127.0.0.1:<port>/conch}; log in as {@link #USER}, no password. */
+  @Override
   public String jdbcUrl() {
     return "jdbc:mariadb://127.0.0.1:" + port() + "/" + DATABASE;
-  }
-
-  /** The temp dir holding the data directory, the socket and the log. */
-  public Path directory() {
-    return dir;
-  }
-
-  /** The server's log file. */
-  public Path logFile() {
-    return dir.resolve("mariadb.log");
-  }
-
-  /** Stops the server (SIGTERM: a clean shutdown) and deletes its dir. */
-  @Override
-  public void close() {
-    process.stop("TERM", Duration.ofSeconds(20), dir);
-  }
-
-  @Override
-  public String toString() {
-    return "MariaDbServer[" + jdbcUrl() + ", " + dir + "]";
   }
 
   /** Server options for a {@link MariaDbServer}. */

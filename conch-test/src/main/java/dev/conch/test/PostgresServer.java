@@ -27,7 +27,7 @@ import java.util.stream.Stream;
  * and {@code full_page_writes} off); {@link Builder#setting(String, String)} sets any server
  * setting back. {@link #close()} stops it (fast shutdown) and deletes the dir.
  */
-public final class PostgresServer implements AutoCloseable {
+public final class PostgresServer extends DatabaseServer {
 
   /** The database user, a superuser: {@value}. */
   public static final String USER = "conch";
@@ -38,14 +38,11 @@ public final class PostgresServer implements AutoCloseable {
   private static final String SYSTEM_USER = "postgres";
   private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
 
-  private final Path dir;
   private final Path bin;
-  private final DatabaseProcess process;
 
   private PostgresServer(Path dir, Path bin, DatabaseProcess process) {
-    this.dir = dir;
+    super(dir, process, "INT", Duration.ofSeconds(10)); // SIGINT: fast shutdown, open sessions end
     this.bin = bin;
-    this.process = process;
   }
 
   /** Starts a server with the default settings. */
@@ -58,12 +55,8 @@ public final class PostgresServer implements AutoCloseable {
     return new Builder();
   }
 
-  /** Loopback port the server listens on. */
-  public int port() {
-    return process.port();
-  }
-
   /** {@code jdbc:postgresql://127.0.0.1:<port>/postgres}; log in as {@link #USER}, no password. */
+  @Override
   public String jdbcUrl() {
     return "jdbc:postgresql://127.0.0.1:" + port() + "/" + DATABASE;
   }
@@ -89,27 +82,6 @@ public final class PostgresServer implements AutoCloseable {
         USER,
         "-d",
         DATABASE);
-  }
-
-  /** The temp dir holding the data directory and the log. */
-  public Path directory() {
-    return dir;
-  }
-
-  /** The server's log file. */
-  public Path logFile() {
-    return dir.resolve("postgres.log");
-  }
-
-  /** Stops the server (fast shutdown: open sessions end) and deletes its dir. */
-  @Override
-  public void close() {
-    process.stop("INT", Duration.ofSeconds(10), dir);
-  }
-
-  @Override
-  public String toString() {
-    return "PostgresServer[" + jdbcUrl() + ", " + dir + "]";
   }
 
   /** Server settings for a {@link PostgresServer}. */
