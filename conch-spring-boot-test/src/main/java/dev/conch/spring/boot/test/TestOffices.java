@@ -61,6 +61,11 @@ import org.springframework.beans.factory.DisposableBean;
  * the job's misfire policy runs after the acquire hooks, on conch's own thread: wait for it with
  * {@link #awaitLastRun}. The records are kept in memory ({@code InMemoryJobRecords}), fenced by the
  * in-memory offices' current leader, and forgotten with every other count after each test.
+ *
+ * <p>Why one file of over 400 lines: this is the test kit's one entry point, what a test injects
+ * and reads top to bottom. Its methods are short, each a documented call into what does the work
+ * (the in-memory offices, the health gate, {@code LeaderOnlyCounts}, the job records); splitting it
+ * would give a test two or three beans to learn for one job.
  */
 public final class TestOffices implements DisposableBean {
 
