@@ -52,6 +52,10 @@ import org.springframework.context.annotation.ImportRuntimeHints;
  *
  * <p>Every descriptor is an {@link OperationResponseBody}: the actuator's own JSON mapper writes
  * it, whatever the application does to its own.
+ *
+ * <p>Why one file of over 400 lines: more than half of it is the descriptors, nested here as in
+ * Boot's own endpoints ({@code ScheduledTasksEndpoint.ScheduledTasksDescriptor}), so that the
+ * endpoint's whole JSON contract reads in one place beside the operations that answer with it.
  */
 @Endpoint(id = "conch", defaultAccess = Access.READ_ONLY)
 @ImportRuntimeHints(ConchEndpointRuntimeHints.class)
