@@ -22,8 +22,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.actuate.endpoint.HealthEndpointGroups;
 import org.springframework.boot.health.autoconfigure.actuate.endpoint.HealthEndpointAutoConfiguration;
 import org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration;
+import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -324,6 +326,12 @@ class CandidacyHealthAutoConfigurationTest {
             "conch.health.quarantine=0s")
         .run(
             context -> {
+              assertThat(
+                      context
+                          .getBean(HealthEndpointGroups.class)
+                          .get("readiness")
+                          .isMember("conchLeader"))
+                  .isTrue();
               // conchLeader is OUT_OF_SERVICE until this instance leads: it must not count.
               Election billing = context.getBean(Election.class);
               assertThat(billing.awaitLeadership(WAIT)).isTrue();
@@ -331,6 +339,32 @@ class CandidacyHealthAutoConfigurationTest {
               await().atMost(WAIT).until(() -> billing.state() == State.DENIED);
               context.getBean(ToggledHealthIndicator.class).up();
               assertThat(billing.awaitLeadership(WAIT)).isTrue();
+            });
+  }
+
+  @Test
+  void pathIntoACompositeIsAnsweredForThatMemberOnly() {
+    ToggledHealthIndicator primary = new ToggledHealthIndicator();
+    ToggledHealthIndicator replica = new ToggledHealthIndicator();
+    replica.down();
+    this.contextRunner
+        .withBean(
+            "dbHealthContributor",
+            CompositeHealthContributor.class,
+            () ->
+                CompositeHealthContributor.fromMap(
+                    java.util.Map.of("primary", primary, "replica", replica)))
+        .withPropertyValues("conch.health.require=db/primary", "conch.health.quarantine=0s")
+        .run(
+            context -> {
+              Election billing = context.getBean(Election.class);
+              // db as a whole is DOWN (its replica): only db/primary is required.
+              assertThat(billing.awaitLeadership(WAIT)).isTrue();
+              primary.down();
+              await().atMost(WAIT).until(() -> billing.state() == State.DENIED);
+              assertThat(context.getBean(CandidacyPauses.class).pause("billing"))
+                  .hasValueSatisfying(
+                      pause -> assertThat(pause.reason()).isEqualTo("db/primary is DOWN"));
             });
   }
 
