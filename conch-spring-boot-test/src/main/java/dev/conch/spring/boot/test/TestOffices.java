@@ -243,8 +243,8 @@ public final class TestOffices implements DisposableBean {
   /**
    * Makes {@code indicator} count as UP again; returns once no office is paused because of it. An
    * office that this instance led when it turned DOWN stays out for its quarantine ({@code
-   * conch.health.quarantine}, 10 s): set {@code conch.health.quarantine=0s} in a test that wants it to lead again
-   * at once.
+   * conch.health.quarantine}, 10 s): set {@code conch.health.quarantine=0s} in a test that wants it
+   * to lead again at once.
    *
    * @throws IllegalArgumentException when no office requires {@code indicator}
    */
