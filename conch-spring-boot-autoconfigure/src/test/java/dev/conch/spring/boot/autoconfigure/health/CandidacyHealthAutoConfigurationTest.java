@@ -28,6 +28,7 @@ import org.springframework.boot.health.autoconfigure.registry.HealthContributorR
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
@@ -65,10 +66,7 @@ class CandidacyHealthAutoConfigurationTest {
             "conch.health.quarantine=0s")
         .run(
             context -> {
-              Election billing = context.getBean(Election.class);
-              assertThat(billing.awaitLeadership(WAIT)).isTrue();
-              context.getBean(ToggledHealthIndicator.class).down();
-              await().atMost(WAIT).until(() -> billing.state() == State.DENIED);
+              Election billing = leadThenTurnDbDown(context);
               assertThat(context.getBean(CandidacyPauses.class).pause("billing"))
                   .hasValueSatisfying(
                       pause -> {
@@ -199,10 +197,7 @@ class CandidacyHealthAutoConfigurationTest {
         .withPropertyValues("conch.health.require=db", "conch.health.quarantine=0s")
         .run(
             context -> {
-              Election billing = context.getBean(Election.class);
-              assertThat(billing.awaitLeadership(WAIT)).isTrue();
-              context.getBean(ToggledHealthIndicator.class).down();
-              await().atMost(WAIT).until(() -> billing.state() == State.DENIED);
+              Election billing = leadThenTurnDbDown(context);
               assertThat(context.getBean(FailingListener.class).calls).hasPositiveValue();
               context.getBean(ToggledHealthIndicator.class).up();
               // Only a check that still runs resumes the candidacy.
@@ -269,8 +264,6 @@ class CandidacyHealthAutoConfigurationTest {
         .withPropertyValues("conch.require-health=db", "conch.quarantine=0s")
         .run(
             context -> {
-              Election billing = context.getBean(Election.class);
-              assertThat(billing.awaitLeadership(WAIT)).isTrue();
               assertThat(context.getBean(CandidacyPauses.class).requirement("billing"))
                   .hasValue(
                       new CandidacyPauses.Requirement(
@@ -278,8 +271,7 @@ class CandidacyHealthAutoConfigurationTest {
                           Duration.ZERO,
                           "conch.require-health",
                           "conch.quarantine"));
-              context.getBean(ToggledHealthIndicator.class).down();
-              await().atMost(WAIT).until(() -> billing.state() == State.DENIED);
+              Election billing = leadThenTurnDbDown(context);
               context.getBean(ToggledHealthIndicator.class).up();
               assertThat(billing.awaitLeadership(WAIT)).isTrue();
             });
@@ -302,10 +294,7 @@ class CandidacyHealthAutoConfigurationTest {
             "conch.health.quarantine=0s")
         .run(
             context -> {
-              Election billing = context.getBean(Election.class);
-              assertThat(billing.awaitLeadership(WAIT)).isTrue();
-              context.getBean(ToggledHealthIndicator.class).down();
-              await().atMost(WAIT).until(() -> billing.state() == State.DENIED);
+              Election billing = leadThenTurnDbDown(context);
               assertThat(context.getBean(CandidacyPauses.class).pause("billing"))
                   .hasValueSatisfying(
                       pause ->
@@ -333,10 +322,7 @@ class CandidacyHealthAutoConfigurationTest {
                           .isMember("conchLeader"))
                   .isTrue();
               // conchLeader is OUT_OF_SERVICE until this instance leads: it must not count.
-              Election billing = context.getBean(Election.class);
-              assertThat(billing.awaitLeadership(WAIT)).isTrue();
-              context.getBean(ToggledHealthIndicator.class).down();
-              await().atMost(WAIT).until(() -> billing.state() == State.DENIED);
+              Election billing = leadThenTurnDbDown(context);
               context.getBean(ToggledHealthIndicator.class).up();
               assertThat(billing.awaitLeadership(WAIT)).isTrue();
             });
@@ -366,6 +352,16 @@ class CandidacyHealthAutoConfigurationTest {
                   .hasValueSatisfying(
                       pause -> assertThat(pause.reason()).isEqualTo("db/primary is DOWN"));
             });
+  }
+
+  /** Waits for billing to lead, turns db DOWN, and waits until the candidacy is paused. */
+  private static Election leadThenTurnDbDown(AssertableApplicationContext context)
+      throws InterruptedException {
+    Election billing = context.getBean(Election.class);
+    assertThat(billing.awaitLeadership(WAIT)).isTrue();
+    context.getBean(ToggledHealthIndicator.class).down();
+    await().atMost(WAIT).until(() -> billing.state() == State.DENIED);
+    return billing;
   }
 
   private static java.util.List<String> healthThreads() {
