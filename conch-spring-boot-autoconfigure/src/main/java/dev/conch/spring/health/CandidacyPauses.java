@@ -154,7 +154,8 @@ public final class CandidacyPauses implements SmartInitializingSingleton {
             requirement.property(),
             String.join(",", requirement.indicators()),
             "no health contributor or group without Spring Boot's health support: add"
-                + " spring-boot-health (spring-boot-starter-actuator), or remove the property");
+                + " spring-boot-starter-actuator (spring-boot-health and spring-boot-actuator),"
+                + " or remove the property");
       }
     }
   }

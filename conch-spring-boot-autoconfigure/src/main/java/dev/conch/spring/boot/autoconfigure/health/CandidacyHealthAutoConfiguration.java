@@ -9,6 +9,7 @@ import dev.conch.spring.health.HealthGatedCandidacy;
 import dev.conch.spring.support.ExternalCommandRunnerLifecycle;
 import java.time.Clock;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -39,7 +40,13 @@ import org.springframework.core.env.Environment;
       HealthContributorRegistryAutoConfiguration.class,
       HealthEndpointAutoConfiguration.class
     })
-@ConditionalOnClass({CandidacyPauses.class, HealthContributorRegistry.class, HealthEndpoint.class})
+// HealthEndpoint is spring-boot-health's, but needs spring-boot-actuator (EndpointId and more).
+@ConditionalOnClass({
+  CandidacyPauses.class,
+  HealthContributorRegistry.class,
+  HealthEndpoint.class,
+  EndpointId.class
+})
 @ConditionalOnBean({CandidacyPauses.class, Elections.class, HealthContributorRegistry.class})
 @Conditional(OnRequiredHealthCondition.class)
 public final class CandidacyHealthAutoConfiguration {

@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.actuate.endpoint.HealthEndpointGroups;
 import org.springframework.boot.health.autoconfigure.actuate.endpoint.HealthEndpointAutoConfiguration;
@@ -28,6 +29,7 @@ import org.springframework.boot.health.autoconfigure.registry.HealthContributorR
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationListener;
@@ -420,14 +422,25 @@ class CandidacyHealthAutoConfigurationTest {
         .withConfiguration(AutoConfigurations.of(ConchAutoConfiguration.class))
         .withPropertyValues(
             "conch.standalone=true", "conch.office=billing", "conch.health.require=db")
-        .run(
-            context -> {
-              assertThat(context).hasFailed();
-              assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
-                  .hasMessage(
-                      "invalid conch.health.require 'db': no health contributor or group without"
-                          + " Spring Boot's health support: add spring-boot-health"
-                          + " (spring-boot-starter-actuator), or remove the property");
-            });
+        .run(CandidacyHealthAutoConfigurationTest::failsForWantOfHealthSupport);
+  }
+
+  @Test
+  void requirementWithTheHealthModuleButWithoutTheActuatorFailsStartup() {
+    // HealthEndpoint, which answers for the required names, needs spring-boot-actuator.
+    this.contextRunner
+        .withClassLoader(new FilteredClassLoader(EndpointId.class))
+        .withBean("dbHealthIndicator", ToggledHealthIndicator.class)
+        .withPropertyValues("conch.health.require=db")
+        .run(CandidacyHealthAutoConfigurationTest::failsForWantOfHealthSupport);
+  }
+
+  private static void failsForWantOfHealthSupport(AssertableApplicationContext context) {
+    assertThat(context).hasFailed();
+    assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+        .hasMessage(
+            "invalid conch.health.require 'db': no health contributor or group without Spring"
+                + " Boot's health support: add spring-boot-starter-actuator (spring-boot-health and"
+                + " spring-boot-actuator), or remove the property");
   }
 }
