@@ -18,7 +18,7 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 
 /**
  * Which offices this instance campaigns for only while health indicators are UP ({@code
- * conch.require-health}, {@code conch.offices.<name>.require-health}), and whether their candidacy
+ * conch.health.require}, {@code conch.offices.<name>.require-health}), and whether their candidacy
  * is paused now: the {@link Gate} of each such office denies a campaign while it is. The {@link
  * HealthGatedCandidacy} decides the pauses; this holds them without depending on any health bean,
  * so that the elections can be built before the health contributors (one of which reads them).
@@ -28,7 +28,7 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  */
 public final class CandidacyPauses implements SmartInitializingSingleton {
 
-  /** Default quarantine: 10 s, about one lease TTL, see {@code conch.quarantine}. */
+  /** Default quarantine: 10 s, about one lease TTL, see {@code conch.health.quarantine}. */
   public static final Duration DEFAULT_QUARANTINE = Duration.ofSeconds(10);
 
   /** How long a gate waits for the first health check before it denies. */
@@ -154,7 +154,8 @@ public final class CandidacyPauses implements SmartInitializingSingleton {
             requirement.property(),
             String.join(",", requirement.indicators()),
             "no health contributor or group without Spring Boot's health support: add"
-                + " spring-boot-health (spring-boot-starter-actuator), or remove the property");
+                + " spring-boot-starter-actuator (spring-boot-health and spring-boot-actuator),"
+                + " or remove the property");
       }
     }
   }

@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -26,10 +26,11 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * Pauses the candidacy of this instance for the offices whose required health indicators are not
- * UP, and resumes it once they are: one thread, {@code conch-health}, checks every indicator any
- * office requires at a fixed interval; the checks themselves run on {@code conch-health-check},
- * each round bounded by the check timeout (a check that hangs counts as not UP, and is awaited
- * again rather than asked twice), so that no health check can stall an election.
+ * UP, and resumes it once they are: one scheduled thread of its own, {@code conch-health}, checks
+ * every indicator any office requires at a fixed interval and decides; the health calls of a round
+ * run on a thread of the checks' executor ({@code conch-health-check-<n>}), bounded by the timeout
+ * (a round that hangs counts as not UP, and is awaited again rather than asked twice), so that no
+ * health check can stall an election.
  *
  * <p>One mechanism: the office's {@link CandidacyPauses#gate gate} denies every campaign while it
  * is paused; on a pause, a candidate in the election (leading, or waiting in the queue) leaves it
@@ -46,11 +47,11 @@ public final class HealthGatedCandidacy implements SmartLifecycle {
   /** Later than {@link ExternalCommandRunnerLifecycle#PHASE}: stops before the elections. */
   public static final int PHASE = ExternalCommandRunnerLifecycle.PHASE + 256;
 
-  /** How often the required indicators are checked: every second. */
+  /** How often the required indicators are checked by default: every second. */
   public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(1);
 
-  /** How long one round of checks may take before the indicators count as not UP: 5 s. */
-  public static final Duration DEFAULT_CHECK_TIMEOUT = Duration.ofSeconds(5);
+  /** How long one round of checks may take by default before the indicators count as not UP. */
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
 
   private static final Log logger = LogFactory.getLog(HealthGatedCandidacy.class);
 
@@ -72,12 +73,13 @@ public final class HealthGatedCandidacy implements SmartLifecycle {
 
   private @Nullable ScheduledExecutorService poller;
 
-  private @Nullable ExecutorService checker;
-
   private volatile boolean running;
 
   /**
    * @param probe what is wrong with a contributor or group, by name; {@code null} when it is UP
+   * @param interval how often the indicators are checked; more than zero
+   * @param timeout how long a round of checks may take before the indicators count as not UP
+   * @param checks where the rounds run, a thread each (a round that hangs keeps its thread)
    */
   public HealthGatedCandidacy(
       CandidacyPauses pauses,
@@ -86,10 +88,11 @@ public final class HealthGatedCandidacy implements SmartLifecycle {
       ApplicationEventPublisher publisher,
       Clock clock,
       Duration interval,
-      Duration checkTimeout) {
+      Duration timeout,
+      Executor checks) {
     this.pauses = pauses;
     this.elections = elections;
-    this.rounds = new HealthRounds(probe, checkTimeout);
+    this.rounds = new HealthRounds(probe, timeout, checks);
     this.publisher = publisher;
     this.clock = clock;
     this.interval = interval;
@@ -132,10 +135,13 @@ public final class HealthGatedCandidacy implements SmartLifecycle {
       this.pauses.checked(); // nothing to check: no thread
       return;
     }
-    this.checker = Executors.newSingleThreadExecutor(named("conch-health-check"));
-    this.rounds.startOn(this.checker);
     ScheduledExecutorService polls =
-        Executors.newSingleThreadScheduledExecutor(named("conch-health"));
+        Executors.newSingleThreadScheduledExecutor(
+            runnable -> {
+              Thread thread = new Thread(runnable, "conch-health");
+              thread.setDaemon(true);
+              return thread;
+            });
     this.poller = polls;
     this.running = true;
     polls.scheduleWithFixedDelay(this::poll, 0, this.interval.toNanos(), TimeUnit.NANOSECONDS);
@@ -147,9 +153,7 @@ public final class HealthGatedCandidacy implements SmartLifecycle {
     if (this.poller != null) {
       this.poller.shutdownNow();
     }
-    if (this.checker != null) {
-      this.checker.shutdownNow(); // interrupts a check that hangs
-    }
+    this.rounds.cancel(); // interrupts a check that hangs
   }
 
   @Override
@@ -329,13 +333,5 @@ public final class HealthGatedCandidacy implements SmartLifecycle {
 
   private static boolean isInElection(State state) {
     return state == State.LEADING || state == State.CAMPAIGNING || state == State.FOLLOWING;
-  }
-
-  private static java.util.concurrent.ThreadFactory named(String name) {
-    return runnable -> {
-      Thread thread = new Thread(runnable, name);
-      thread.setDaemon(true);
-      return thread;
-    };
   }
 }

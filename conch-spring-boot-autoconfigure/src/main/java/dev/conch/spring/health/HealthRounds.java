@@ -4,20 +4,22 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
+import java.util.concurrent.Executor;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Rounds of health checks for {@link HealthGatedCandidacy}, each bounded: a round runs on the
- * checker thread, and one that has not answered within the timeout counts as not UP for every name
- * it checks; it is awaited again on the next call, never a second round started beside it. Used by
- * one thread at a time (the poll thread).
+ * Rounds of health checks for {@link HealthGatedCandidacy}, each bounded: a round runs on a thread
+ * of the checks' executor, so that the poll thread can stop waiting for it; one that has not
+ * answered within the timeout counts as not UP for every name it checks, and is awaited again on
+ * the next call, never a second round started beside it. Used by one thread at a time (the poll
+ * thread), but for {@link #cancel()}.
  */
 final class HealthRounds {
 
@@ -25,11 +27,11 @@ final class HealthRounds {
 
   private final Duration timeout;
 
+  private final Executor checks;
+
   private final Map<String, String> simulated = new ConcurrentHashMap<>();
 
-  private @Nullable ExecutorService checker;
-
-  private @Nullable Future<Map<String, @Nullable String>> round;
+  private volatile @Nullable FutureTask<Map<String, @Nullable String>> round;
 
   private long roundStarted;
 
@@ -38,15 +40,19 @@ final class HealthRounds {
   /**
    * @param probe what is wrong with a contributor or group, by name; {@code null} when it is UP
    */
-  HealthRounds(Function<String, @Nullable String> probe, Duration timeout) {
+  HealthRounds(Function<String, @Nullable String> probe, Duration timeout, Executor checks) {
     this.probe = probe;
     this.timeout = timeout;
+    this.checks = checks;
   }
 
-  /** Runs the rounds on {@code checker} from now on; a round of an earlier one is forgotten. */
-  void startOn(ExecutorService checker) {
-    this.checker = checker;
+  /** Interrupts the round that is still running, if any: the checking stops. */
+  void cancel() {
+    FutureTask<Map<String, @Nullable String>> current = this.round;
     this.round = null;
+    if (current != null) {
+      current.cancel(true);
+    }
   }
 
   void simulate(String name, String status) {
@@ -59,14 +65,15 @@ final class HealthRounds {
 
   /** What is wrong with each of {@code names} ({@code null}: UP), within the timeout. */
   Map<String, @Nullable String> check(Set<String> names) throws InterruptedException {
-    Future<Map<String, @Nullable String>> current = this.round;
+    FutureTask<Map<String, @Nullable String>> current = this.round;
     if (current == null) {
-      ExecutorService checks = this.checker;
-      if (checks == null) {
-        throw new IllegalStateException("not started");
-      }
       this.roundStarted = System.nanoTime();
-      current = checks.submit(() -> checkAll(names));
+      current = new FutureTask<>(() -> checkAll(names));
+      try {
+        this.checks.execute(current);
+      } catch (RuntimeException ex) {
+        throw new IllegalStateException("the health checks could not start", ex);
+      }
       this.round = current;
     }
     long left = this.timeout.toNanos() - (System.nanoTime() - this.roundStarted);
@@ -87,6 +94,8 @@ final class HealthRounds {
     } catch (ExecutionException ex) {
       this.round = null;
       throw new IllegalStateException(ex.getCause());
+    } catch (CancellationException ex) {
+      throw new InterruptedException("the checking stopped"); // cancel(): stopping
     }
   }
 

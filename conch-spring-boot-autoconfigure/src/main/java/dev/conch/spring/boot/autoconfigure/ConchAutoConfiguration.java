@@ -89,7 +89,7 @@ public final class ConchAutoConfiguration {
         (creator != null) ? creator::create : null);
   }
 
-  /** The gates of the offices that require health ({@code conch.require-health}). */
+  /** The gates of the offices that require health ({@code conch.health.require}). */
   @Bean
   @ConditionalOnMissingBean
   CandidacyPauses conchCandidacyPauses(ConchProperties properties, Environment environment) {

@@ -52,14 +52,11 @@ public class ConchProperties {
   /** How many election events may wait for slow listeners before new ones are dropped. */
   private int eventBuffer = 16;
 
-  /**
-   * Health contributors (as /actuator/health names them, e.g. db) or health groups (e.g. readiness)
-   * that must be UP for this instance to campaign for any office.
-   */
-  private List<String> requireHealth = new ArrayList<>();
+  /** Replaced by conch.health.require, which wins where both are set. */
+  private @Nullable List<String> requireHealth;
 
-  /** How long a leader that resigned an office as unhealthy stays out of its election. */
-  private Duration quarantine = Duration.ofSeconds(10);
+  /** Replaced by conch.health.quarantine, which wins where both are set. */
+  private @Nullable Duration quarantine;
 
   /** Per-office overrides, by office name; each office named here gets an Election bean. */
   private final Map<String, Office> offices = new LinkedHashMap<>();
@@ -71,6 +68,8 @@ public class ConchProperties {
   private final Balance balance = new Balance();
 
   private final Etcd etcd = new Etcd();
+
+  private final Health health = new Health();
 
   public boolean isEnabled() {
     return this.enabled;
@@ -144,19 +143,43 @@ public class ConchProperties {
     this.eventBuffer = eventBuffer;
   }
 
-  public List<String> getRequireHealth() {
+  /**
+   * The deprecated {@code conch.require-health}, bound so that it keeps working.
+   *
+   * @deprecated use {@link Health#getRequire()} ({@code conch.health.require})
+   */
+  @Deprecated
+  public @Nullable List<String> getRequireHealth() {
     return this.requireHealth;
   }
 
-  public void setRequireHealth(List<String> requireHealth) {
+  /**
+   * Sets the deprecated {@code conch.require-health}.
+   *
+   * @deprecated use {@link Health#setRequire(List)} ({@code conch.health.require})
+   */
+  @Deprecated
+  public void setRequireHealth(@Nullable List<String> requireHealth) {
     this.requireHealth = requireHealth;
   }
 
-  public Duration getQuarantine() {
+  /**
+   * The deprecated {@code conch.quarantine}, bound so that it keeps working.
+   *
+   * @deprecated use {@link Health#getQuarantine()} ({@code conch.health.quarantine})
+   */
+  @Deprecated
+  public @Nullable Duration getQuarantine() {
     return this.quarantine;
   }
 
-  public void setQuarantine(Duration quarantine) {
+  /**
+   * Sets the deprecated {@code conch.quarantine}.
+   *
+   * @deprecated use {@link Health#setQuarantine(Duration)} ({@code conch.health.quarantine})
+   */
+  @Deprecated
+  public void setQuarantine(@Nullable Duration quarantine) {
     this.quarantine = quarantine;
   }
 
@@ -180,6 +203,10 @@ public class ConchProperties {
     return this.etcd;
   }
 
+  public Health getHealth() {
+    return this.health;
+  }
+
   /** Overrides for one office; what is not set here comes from the conch.* defaults. */
   public static class Office {
 
@@ -197,11 +224,14 @@ public class ConchProperties {
 
     /**
      * Health contributors or groups that must be UP for this instance to campaign for this office;
-     * defaults to conch.require-health.
+     * defaults to conch.health.require.
      */
     private @Nullable List<String> requireHealth;
 
-    /** How long a leader that resigned this office as unhealthy stays out of its election. */
+    /**
+     * How long a leader that resigned this office as unhealthy stays out of its election; defaults
+     * to conch.health.quarantine.
+     */
     private @Nullable Duration quarantine;
 
     public @Nullable Duration getHookTimeout() {
@@ -250,6 +280,78 @@ public class ConchProperties {
 
     public void setQuarantine(@Nullable Duration quarantine) {
       this.quarantine = quarantine;
+    }
+  }
+
+  /**
+   * The health this instance's candidacy requires ({@code spring-boot-health}), and readiness that
+   * follows leadership.
+   */
+  public static class Health {
+
+    /**
+     * Health contributors (as /actuator/health names them, e.g. db or db/primary) or health groups
+     * (e.g. readiness) that must be UP for this instance to campaign for any office.
+     */
+    private List<String> require = new ArrayList<>();
+
+    /**
+     * How long a leader that resigned an office as unhealthy stays out of its election, even when
+     * UP again; zero or more. Defaults to 10s.
+     */
+    private @Nullable Duration quarantine;
+
+    /**
+     * Whether readiness follows leadership: ready only while this instance leads the default
+     * office. Contributes the health indicator conchLeader (needs spring-boot-health) to the
+     * readiness group.
+     */
+    private boolean readinessLeader;
+
+    /** How often the required health contributors and groups are checked. */
+    private Duration interval = Duration.ofSeconds(1);
+
+    /** How long a check of the required health may take before it counts as not UP. */
+    private Duration timeout = Duration.ofSeconds(5);
+
+    public List<String> getRequire() {
+      return this.require;
+    }
+
+    public void setRequire(List<String> require) {
+      this.require = require;
+    }
+
+    public @Nullable Duration getQuarantine() {
+      return this.quarantine;
+    }
+
+    public void setQuarantine(@Nullable Duration quarantine) {
+      this.quarantine = quarantine;
+    }
+
+    public boolean isReadinessLeader() {
+      return this.readinessLeader;
+    }
+
+    public void setReadinessLeader(boolean readinessLeader) {
+      this.readinessLeader = readinessLeader;
+    }
+
+    public Duration getInterval() {
+      return this.interval;
+    }
+
+    public void setInterval(Duration interval) {
+      this.interval = interval;
+    }
+
+    public Duration getTimeout() {
+      return this.timeout;
+    }
+
+    public void setTimeout(Duration timeout) {
+      this.timeout = timeout;
     }
   }
 

@@ -13,8 +13,10 @@ import org.springframework.core.task.VirtualThreadTaskExecutor;
  * a hook): virtual threads where Boot's threading is virtual ({@code
  * spring.threads.virtual.enabled=true} on Java 21 or later), as Boot does for its own executors;
  * otherwise the core's shared platform threads.
+ *
+ * <p>Infrastructure of the starter, for its auto-configurations; applications do not use it.
  */
-final class ConchThreads {
+public final class ConchThreads {
 
   private ConchThreads() {}
 
@@ -30,7 +32,7 @@ final class ConchThreads {
   }
 
   /** A thread for each task, named {@code <prefix><n>}, virtual where Boot's threading is. */
-  static Executor perTask(Environment environment, String prefix) {
+  public static Executor perTask(Environment environment, String prefix) {
     SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor(prefix);
     executor.setDaemon(true);
     executor.setVirtualThreads(Threading.VIRTUAL.isActive(environment));

@@ -9,44 +9,81 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The health each office requires, read from {@code conch.require-health} and {@code
- * conch.quarantine} (every office) and their {@code conch.offices.<name>.*} overrides, with the
- * property each came from so that a refusal names it.
+ * The health each office requires, read from {@code conch.health.require} and {@code
+ * conch.health.quarantine} (every office; the deprecated {@code conch.require-health} and {@code
+ * conch.quarantine} where those are not set) and their {@code conch.offices.<name>.*} overrides,
+ * with the property each came from so that a refusal names it. The check's own timings ({@code
+ * conch.health.interval}, {@code conch.health.timeout}) are refused here too, with the rest of
+ * {@code conch.health.*}.
  */
 final class HealthRequirements {
+
+  static final String REQUIRE = "conch.health.require";
+
+  static final String QUARANTINE = "conch.health.quarantine";
+
+  static final String INTERVAL = "conch.health.interval";
+
+  static final String TIMEOUT = "conch.health.timeout";
 
   private HealthRequirements() {}
 
   /**
    * @throws
    *     org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException
-   *     naming a negative quarantine as the user wrote it
+   *     naming a negative quarantine, or an interval or timeout that is not positive, as the user
+   *     wrote it
    */
+  @SuppressWarnings("deprecation") // conch.require-health and conch.quarantine keep working
   static CandidacyPauses of(ConchProperties properties, ConfiguredOffices offices) {
+    ConchProperties.Health health = properties.getHealth();
+    List<String> require = health.getRequire();
+    String requireProperty = REQUIRE;
+    List<String> oldRequire = properties.getRequireHealth();
+    if (require.isEmpty() && oldRequire != null) {
+      require = oldRequire;
+      requireProperty = "conch.require-health";
+    }
+    Duration quarantine = health.getQuarantine();
+    String quarantineProperty = QUARANTINE;
+    Duration oldQuarantine = properties.getQuarantine();
+    if (quarantine == null && oldQuarantine != null) {
+      quarantine = oldQuarantine;
+      quarantineProperty = "conch.quarantine";
+    }
     Requirement defaults =
         new Requirement(
-            properties.getRequireHealth(),
-            properties.getQuarantine(),
-            "conch.require-health",
-            "conch.quarantine");
+            require,
+            (quarantine != null) ? quarantine : CandidacyPauses.DEFAULT_QUARANTINE,
+            requireProperty,
+            quarantineProperty);
     Map<String, Requirement> byOffice = new LinkedHashMap<>();
     for (String office : offices.names()) {
       ConchProperties.Office own = properties.getOffices().get(office);
       List<String> indicators = (own != null) ? own.getRequireHealth() : null;
-      Duration quarantine = (own != null) ? own.getQuarantine() : null;
+      Duration ownQuarantine = (own != null) ? own.getQuarantine() : null;
       String prefix = "conch.offices." + office + ".";
       byOffice.put(
           office,
           new Requirement(
               (indicators != null) ? indicators : defaults.indicators(),
-              (quarantine != null) ? quarantine : defaults.quarantine(),
+              (ownQuarantine != null) ? ownQuarantine : defaults.quarantine(),
               (indicators != null) ? prefix + "require-health" : defaults.property(),
-              (quarantine != null) ? prefix + "quarantine" : defaults.quarantineProperty()));
+              (ownQuarantine != null) ? prefix + "quarantine" : defaults.quarantineProperty()));
     }
     try {
+      positive(INTERVAL, health.getInterval(), "1s");
+      positive(TIMEOUT, health.getTimeout(), "5s");
       return new CandidacyPauses(byOffice, defaults);
     } catch (InvalidArgumentException ex) {
       throw SettingProperties.asPropertyValue(ex, offices.environment());
+    }
+  }
+
+  private static void positive(String property, Duration value, String example) {
+    if (value.isZero() || value.isNegative()) {
+      throw new InvalidArgumentException(
+          property, value, "a duration of more than zero, e.g. " + example);
     }
   }
 }

@@ -7,17 +7,24 @@ import dev.conch.etcd.SessionOptions;
 import dev.conch.etcd.TimingBudget;
 import dev.conch.process.ExternalCommandRunner;
 import dev.conch.spring.health.CandidacyPauses;
+import dev.conch.spring.health.HealthGatedCandidacy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.util.TestPropertyValues;
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.mock.env.MockEnvironment;
 
 /** The defaults of {@link ConchProperties} are the core's own. */
+@Timeout(60)
 class ConchPropertiesTest {
 
   private final ConchProperties properties = new ConchProperties();
@@ -85,16 +92,124 @@ class ConchPropertiesTest {
   }
 
   @Test
-  void healthDefaultsRequireNothingAndQuarantineTenSeconds() {
-    assertThat(this.properties.getRequireHealth()).isEmpty();
-    assertThat(this.properties.getQuarantine())
-        .isEqualTo(CandidacyPauses.DEFAULT_QUARANTINE)
-        .isEqualTo(Duration.ofSeconds(10));
+  void healthDefaultsRequireNothingQuarantineTenSecondsAndCheckEverySecondWithinFive() {
+    ConchProperties.Health health = this.properties.getHealth();
+    assertThat(health.getRequire()).isEmpty();
+    assertThat(health.getQuarantine()).isNull();
+    assertThat(health.isReadinessLeader()).isFalse();
+    assertThat(health.getInterval())
+        .isEqualTo(HealthGatedCandidacy.DEFAULT_INTERVAL)
+        .isEqualTo(Duration.ofSeconds(1));
+    assertThat(health.getTimeout())
+        .isEqualTo(HealthGatedCandidacy.DEFAULT_TIMEOUT)
+        .isEqualTo(Duration.ofSeconds(5));
+    assertThat(HealthRequirements.of(this.properties, offices()).requirements())
+        .singleElement()
+        .isEqualTo(
+            new CandidacyPauses.Requirement(
+                List.of(),
+                CandidacyPauses.DEFAULT_QUARANTINE,
+                "conch.health.require",
+                "conch.health.quarantine"));
+    assertThat(CandidacyPauses.DEFAULT_QUARANTINE).isEqualTo(Duration.ofSeconds(10));
+  }
+
+  @Test
+  void deprecatedKeysStillBindAndNameThemselves() {
+    ConchProperties bound =
+        bind(Map.of("conch.require-health", "db,readiness", "conch.quarantine", "3s"));
+
+    assertThat(HealthRequirements.of(bound, offices()).requirement("billing"))
+        .hasValue(
+            new CandidacyPauses.Requirement(
+                List.of("db", "readiness"),
+                Duration.ofSeconds(3),
+                "conch.require-health",
+                "conch.quarantine"));
+  }
+
+  @Test
+  void newKeysWinOverTheDeprecatedOnes() {
+    ConchProperties bound =
+        bind(
+            Map.of(
+                "conch.require-health", "db",
+                "conch.quarantine", "3s",
+                "conch.health.require", "readiness",
+                "conch.health.quarantine", "4s"));
+
+    assertThat(HealthRequirements.of(bound, offices()).requirement("billing"))
+        .hasValue(
+            new CandidacyPauses.Requirement(
+                List.of("readiness"),
+                Duration.ofSeconds(4),
+                "conch.health.require",
+                "conch.health.quarantine"));
+  }
+
+  @Test
+  void healthIntervalTimeoutAndReadinessLeaderBind() {
+    this.contextRunner
+        .withPropertyValues(
+            "conch.health.interval=250ms",
+            "conch.health.timeout=2s",
+            "conch.health.readiness-leader=true")
+        .run(
+            context -> {
+              ConchProperties.Health health = context.getBean(ConchProperties.class).getHealth();
+              assertThat(health.getInterval()).isEqualTo(Duration.ofMillis(250));
+              assertThat(health.getTimeout()).isEqualTo(Duration.ofSeconds(2));
+              assertThat(health.isReadinessLeader()).isTrue();
+            });
+  }
+
+  @Test
+  void healthIntervalOrTimeoutOfZeroOrLessIsRefusedAsTyped() {
+    refused("conch.health.interval", "0ms", "Accepted: a duration of more than zero, e.g. 1s.");
+    refused("conch.health.timeout", "-1s", "Accepted: a duration of more than zero, e.g. 5s.");
+    refused("conch.health.quarantine", "-2s", "Accepted: a duration of zero or more, e.g. 10s.");
+  }
+
+  @Test
+  void healthIntervalThatIsNoDurationFailsBindingAndNamesTheProperty() {
+    this.contextRunner
+        .withPropertyValues("conch.health.interval=soon")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(context.getStartupFailure())
+                  .hasStackTraceContaining("conch.health.interval")
+                  .rootCause()
+                  .hasMessageContaining("'soon' is not a valid duration");
+            });
+  }
+
+  private void refused(String property, String value, String reason) {
+    this.contextRunner
+        .withPropertyValues(property + "=" + value)
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+                  .isInstanceOfSatisfying(
+                      InvalidConfigurationPropertyValueException.class,
+                      invalid -> {
+                        assertThat(invalid.getName()).isEqualTo(property);
+                        assertThat(invalid.getValue()).isEqualTo(value);
+                        assertThat(invalid.getReason()).isEqualTo(reason);
+                      });
+            });
+  }
+
+  private static ConchProperties bind(Map<String, String> properties) {
+    return new Binder(new MapConfigurationPropertySource(properties))
+        .bind("conch", ConchProperties.class)
+        .get();
   }
 
   @Test
   void officeRequirementReplacesTheDefaultAndNamesItsOwnProperty() {
-    this.properties.setRequireHealth(List.of("db"));
+    this.properties.getHealth().setRequire(List.of("db"));
     ConchProperties.Office orders = new ConchProperties.Office();
     orders.setRequireHealth(List.of("readiness"));
     orders.setQuarantine(Duration.ofSeconds(3));
@@ -123,8 +238,8 @@ class ConchPropertiesTest {
             new CandidacyPauses.Requirement(
                 List.of("db"),
                 CandidacyPauses.DEFAULT_QUARANTINE,
-                "conch.require-health",
-                "conch.quarantine"));
+                "conch.health.require",
+                "conch.health.quarantine"));
     assertThat(pauses.requirement("audit")).isEmpty();
     assertThat(pauses.requirement("onlyNamedByAHook"))
         .hasValueSatisfying(

@@ -3,6 +3,8 @@ package dev.conch.spring.boot.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.conch.GroupOptions;
+import dev.conch.spring.health.CandidacyPauses;
+import dev.conch.spring.health.HealthGatedCandidacy;
 import java.io.IOException;
 import java.io.InputStream;
 import org.junit.jupiter.api.Test;
@@ -54,6 +56,32 @@ class ConfigurationMetadataTest {
     assertThat(property("conch.candidate.priority").get("defaultValue").asInt()).isZero();
     assertThat(property("conch.candidate.priority").get("type").asString())
         .isEqualTo("java.lang.Integer");
+  }
+
+  @Test
+  void healthSettingsAreOneGroupWithTheirDefaults() {
+    assertThat(property("conch.health.require").get("type").asString())
+        .isEqualTo("java.util.List<java.lang.String>");
+    assertThat(property("conch.health.quarantine").get("defaultValue").asString())
+        .isEqualTo(CandidacyPauses.DEFAULT_QUARANTINE.toSeconds() + "s");
+    assertThat(property("conch.health.readiness-leader").get("defaultValue").asBoolean()).isFalse();
+    assertThat(property("conch.health.interval").get("defaultValue").asString())
+        .isEqualTo(HealthGatedCandidacy.DEFAULT_INTERVAL.toSeconds() + "s");
+    assertThat(property("conch.health.timeout").get("defaultValue").asString())
+        .isEqualTo(HealthGatedCandidacy.DEFAULT_TIMEOUT.toSeconds() + "s");
+    assertThat(description("conch.offices"))
+        .contains("require-health (else conch.health.require)")
+        .contains("quarantine (else conch.health.quarantine)");
+  }
+
+  @Test
+  void renamedHealthPropertiesAreDeprecatedInFavourOfTheirNewKeys() {
+    assertThat(property("conch.require-health").get("deprecation").get("replacement").asString())
+        .isEqualTo("conch.health.require");
+    assertThat(property("conch.quarantine").get("deprecation").get("replacement").asString())
+        .isEqualTo("conch.health.quarantine");
+    assertThat(property("conch.quarantine").get("deprecation").get("level").asString())
+        .isEqualTo("warning");
   }
 
   private JsonNode property(String property) {

@@ -38,6 +38,13 @@ class RequireHealthStartupTest {
 
   @Test
   void defaultRequirementNamesItsOwnProperty(CapturedOutput output) {
+    start("--conch.health.require=nosuch");
+
+    assertThat(output).contains("Invalid value 'nosuch' for 'conch.health.require'.");
+  }
+
+  @Test
+  void deprecatedDefaultRequirementNamesTheKeyTheUserWrote(CapturedOutput output) {
     start("--conch.require-health=nosuch");
 
     assertThat(output).contains("Invalid value 'nosuch' for 'conch.require-health'.");

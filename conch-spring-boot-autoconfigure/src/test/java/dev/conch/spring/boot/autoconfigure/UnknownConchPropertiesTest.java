@@ -107,6 +107,11 @@ class UnknownConchPropertiesTest {
         "--conch.runner.kill-after=5s",
         "--conch.fence.jdbc.initialize-schema=never",
         "--conch.health.readiness-leader=false",
+        "--conch.health.require=",
+        "--conch.health.quarantine=5s",
+        "--conch.health.interval=2s",
+        "--conch.health.timeout=3s",
+        "--conch.quarantine=5s",
         "--conch.enabled=true");
     assertThat(output).doesNotContain(WARNING);
   }

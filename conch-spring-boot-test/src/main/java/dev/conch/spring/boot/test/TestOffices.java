@@ -227,7 +227,7 @@ public final class TestOffices implements DisposableBean {
 
   /**
    * Makes the health contributor or group {@code indicator} count as DOWN, whatever it reports, for
-   * every office that requires it ({@code conch.require-health}, {@code
+   * every office that requires it ({@code conch.health.require}, {@code
    * conch.offices.<name>.require-health}); returns once the candidacy for each is paused: a term it
    * led has ended (as a resign ends it) and it does not campaign.
    *
@@ -248,8 +248,8 @@ public final class TestOffices implements DisposableBean {
   /**
    * Makes {@code indicator} count as UP again; returns once no office is paused because of it. An
    * office that this instance led when it turned DOWN stays out for its quarantine ({@code
-   * conch.quarantine}, 10 s): set {@code conch.quarantine=0s} in a test that wants it to lead again
-   * at once.
+   * conch.health.quarantine}, 10 s): set {@code conch.health.quarantine=0s} in a test that wants it
+   * to lead again at once.
    *
    * @throws IllegalArgumentException when no office requires {@code indicator}
    */
@@ -272,7 +272,7 @@ public final class TestOffices implements DisposableBean {
     HealthGatedCandidacy candidacy = this.health.get();
     if (candidacy == null) {
       throw new IllegalStateException(
-          "No health-gated candidacy in this context: it needs conch.require-health (or"
+          "No health-gated candidacy in this context: it needs conch.health.require (or"
               + " conch.offices.<name>.require-health) and Spring Boot's health support");
     }
     return candidacy;
@@ -300,7 +300,7 @@ public final class TestOffices implements DisposableBean {
           "No office requires health indicator '"
               + indicator
               + "'; required: "
-              + (required.isEmpty() ? "none (conch.require-health is not set)" : required));
+              + (required.isEmpty() ? "none (conch.health.require is not set)" : required));
     }
     return offices;
   }

@@ -34,8 +34,8 @@ import org.springframework.context.event.EventListener;
     properties = {
       "spring.application.name=billing",
       "conch.candidate.id=me",
-      "conch.require-health=db",
-      "conch.quarantine=0s"
+      "conch.health.require=db",
+      "conch.health.quarantine=0s"
     },
     webEnvironment = SpringBootTest.WebEnvironment.NONE)
 @AutoConfigureTestOffices

@@ -11,14 +11,16 @@ import org.springframework.context.annotation.ConditionContext;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
- * Matches when some office requires health: {@code conch.require-health} or a {@code
- * conch.offices.<name>.require-health} is set (in any form Boot binds: a list, indexed, or
- * comma-separated). Without one, the health gate costs nothing: no bean, no thread.
+ * Matches when some office requires health: {@code conch.health.require} (or the deprecated {@code
+ * conch.require-health}) or a {@code conch.offices.<name>.require-health} is set (in any form Boot
+ * binds: a list, indexed, or comma-separated). Without one, the health gate costs nothing: no bean,
+ * no thread.
  */
 class OnRequiredHealthCondition extends SpringBootCondition {
 
   private static final Pattern REQUIRE_HEALTH =
-      Pattern.compile("conch\\.(offices\\.[^.]+\\.)?require-health(\\[\\d+])?");
+      Pattern.compile(
+          "conch\\.(health\\.require|require-health|offices\\.[^.]+\\.require-health)(\\[\\d+])?");
 
   @Override
   public ConditionOutcome getMatchOutcome(
@@ -37,7 +39,8 @@ class OnRequiredHealthCondition extends SpringBootCondition {
       }
     }
     return ConditionOutcome.noMatch(
-        "neither conch.require-health nor any conch.offices.<name>.require-health is set");
+        "neither conch.health.require (conch.require-health) nor any"
+            + " conch.offices.<name>.require-health is set");
   }
 
   private static boolean hasText(

@@ -21,11 +21,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.actuate.endpoint.HealthEndpointGroups;
 import org.springframework.boot.health.autoconfigure.actuate.endpoint.HealthEndpointAutoConfiguration;
 import org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration;
+import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
@@ -59,14 +64,11 @@ class CandidacyHealthAutoConfigurationTest {
         .withUserConfiguration(EndpointConfiguration.class)
         .withPropertyValues(
             "management.endpoint.health.group.custom.include=db",
-            "conch.require-health=custom",
-            "conch.quarantine=0s")
+            "conch.health.require=custom",
+            "conch.health.quarantine=0s")
         .run(
             context -> {
-              Election billing = context.getBean(Election.class);
-              assertThat(billing.awaitLeadership(WAIT)).isTrue();
-              context.getBean(ToggledHealthIndicator.class).down();
-              await().atMost(WAIT).until(() -> billing.state() == State.DENIED);
+              Election billing = leadThenTurnDbDown(context);
               assertThat(context.getBean(CandidacyPauses.class).pause("billing"))
                   .hasValueSatisfying(
                       pause -> {
@@ -101,7 +103,7 @@ class CandidacyHealthAutoConfigurationTest {
               return indicator;
             })
         .withBean(CandidacyRecorder.class)
-        .withPropertyValues("conch.require-health=db")
+        .withPropertyValues("conch.health.require=db")
         .run(
             context -> {
               Election billing = context.getBean(Election.class);
@@ -131,7 +133,9 @@ class CandidacyHealthAutoConfigurationTest {
                   return Health.up().build();
                 })
         .withPropertyValues(
-            "conch.offices.billing.require-health=slow", "conch.offices.orders.hook-timeout=30s")
+            "conch.offices.billing.require-health=slow",
+            "conch.offices.orders.hook-timeout=30s",
+            "conch.health.timeout=1500ms")
         .run(
             context -> {
               Elections elections = context.getBean(Elections.class);
@@ -148,7 +152,7 @@ class CandidacyHealthAutoConfigurationTest {
                                       assertThat(pause.reason())
                                           .isEqualTo(
                                               "the health check of slow did not answer within"
-                                                  + " 5000ms")));
+                                                  + " 1500ms")));
               assertThat(billing.isLeader()).isFalse();
               assertThat(context.getBean(HealthGatedCandidacy.class).isRunning()).isTrue();
             });
@@ -168,7 +172,7 @@ class CandidacyHealthAutoConfigurationTest {
                   }
                   return Health.up().build();
                 })
-        .withPropertyValues("conch.require-health=broken", "conch.quarantine=0s")
+        .withPropertyValues("conch.health.require=broken", "conch.health.quarantine=0s")
         .run(
             context -> {
               Election billing = context.getBean(Election.class);
@@ -192,13 +196,10 @@ class CandidacyHealthAutoConfigurationTest {
     this.contextRunner
         .withBean("dbHealthIndicator", ToggledHealthIndicator.class)
         .withBean(FailingListener.class)
-        .withPropertyValues("conch.require-health=db", "conch.quarantine=0s")
+        .withPropertyValues("conch.health.require=db", "conch.health.quarantine=0s")
         .run(
             context -> {
-              Election billing = context.getBean(Election.class);
-              assertThat(billing.awaitLeadership(WAIT)).isTrue();
-              context.getBean(ToggledHealthIndicator.class).down();
-              await().atMost(WAIT).until(() -> billing.state() == State.DENIED);
+              Election billing = leadThenTurnDbDown(context);
               assertThat(context.getBean(FailingListener.class).calls).hasPositiveValue();
               context.getBean(ToggledHealthIndicator.class).up();
               // Only a check that still runs resumes the candidacy.
@@ -226,14 +227,157 @@ class CandidacyHealthAutoConfigurationTest {
   void withoutARequirementTheGateCostsNothing() {
     this.contextRunner
         .withBean("dbHealthIndicator", ToggledHealthIndicator.class)
-        // No bean, so none of its threads (conch-health, conch-health-check).
+        .withPropertyValues("conch.health.interval=100ms", "conch.health.quarantine=0s")
+        // No bean, so none of its threads (conch-health, conch-health-check-<n>).
         .run(
-            context ->
-                assertThat(context).hasNotFailed().doesNotHaveBean(HealthGatedCandidacy.class));
+            context -> {
+              assertThat(context).hasNotFailed().doesNotHaveBean(HealthGatedCandidacy.class);
+              assertThat(healthThreads()).isEmpty();
+            });
     this.contextRunner
         .withBean("dbHealthIndicator", ToggledHealthIndicator.class)
         .withPropertyValues("conch.offices.billing.require-health[0]=db")
         .run(context -> assertThat(context).hasSingleBean(HealthGatedCandidacy.class));
+    this.contextRunner
+        .withBean("dbHealthIndicator", ToggledHealthIndicator.class)
+        .withPropertyValues("conch.health.require[0]=db")
+        .run(context -> assertThat(context).hasSingleBean(HealthGatedCandidacy.class));
+  }
+
+  @Test
+  void checksPollOnOneThreadOfTheirOwnThatStopsOnClose() {
+    this.contextRunner
+        .withBean("dbHealthIndicator", ToggledHealthIndicator.class)
+        .withPropertyValues("conch.health.require=db", "conch.health.interval=50ms")
+        .run(
+            context -> {
+              assertThat(context.getBean(Election.class).awaitLeadership(WAIT)).isTrue();
+              await()
+                  .atMost(WAIT)
+                  .untilAsserted(() -> assertThat(pollThreads()).containsExactly("conch-health"));
+            });
+    await().atMost(WAIT).until(() -> healthThreads().isEmpty());
+  }
+
+  @Test
+  void deprecatedKeysStillRequireAndQuarantine() {
+    this.contextRunner
+        .withBean("dbHealthIndicator", ToggledHealthIndicator.class)
+        .withPropertyValues("conch.require-health=db", "conch.quarantine=0s")
+        .run(
+            context -> {
+              assertThat(context.getBean(CandidacyPauses.class).requirement("billing"))
+                  .hasValue(
+                      new CandidacyPauses.Requirement(
+                          java.util.List.of("db"),
+                          Duration.ZERO,
+                          "conch.require-health",
+                          "conch.quarantine"));
+              Election billing = leadThenTurnDbDown(context);
+              context.getBean(ToggledHealthIndicator.class).up();
+              assertThat(billing.awaitLeadership(WAIT)).isTrue();
+            });
+  }
+
+  @Test
+  void groupIsAnsweredAsTheHealthEndpointAnswersItWithTheGroupsOwnStatusOrder() {
+    this.contextRunner
+        .withBean("dbHealthIndicator", ToggledHealthIndicator.class)
+        .withBean(
+            "cacheHealthIndicator",
+            HealthIndicator.class,
+            () -> () -> Health.outOfService().build())
+        .withPropertyValues(
+            "management.endpoint.health.group.custom.include=db,cache",
+            // OUT_OF_SERVICE counts as UP in this group (not by Boot's default order), as
+            // /actuator/health/custom would say.
+            "management.endpoint.health.group.custom.status.order=down,up,out_of_service",
+            "conch.health.require=custom",
+            "conch.health.quarantine=0s")
+        .run(
+            context -> {
+              Election billing = leadThenTurnDbDown(context);
+              assertThat(context.getBean(CandidacyPauses.class).pause("billing"))
+                  .hasValueSatisfying(
+                      pause ->
+                          assertThat(pause.reason())
+                              .isEqualTo("custom is DOWN (cache is OUT_OF_SERVICE, db is DOWN)"));
+            });
+  }
+
+  @Test
+  void readinessGroupWithConchsOwnMemberGatesOnlyOnTheOthers() {
+    this.contextRunner
+        .withConfiguration(AutoConfigurations.of(ConchHealthContributorAutoConfiguration.class))
+        .withBean("dbHealthIndicator", ToggledHealthIndicator.class)
+        .withPropertyValues(
+            "management.endpoint.health.group.readiness.include=db",
+            "conch.health.readiness-leader=true",
+            "conch.health.require=readiness",
+            "conch.health.quarantine=0s")
+        .run(
+            context -> {
+              assertThat(
+                      context
+                          .getBean(HealthEndpointGroups.class)
+                          .get("readiness")
+                          .isMember("conchLeader"))
+                  .isTrue();
+              // conchLeader is OUT_OF_SERVICE until this instance leads: it must not count.
+              Election billing = leadThenTurnDbDown(context);
+              context.getBean(ToggledHealthIndicator.class).up();
+              assertThat(billing.awaitLeadership(WAIT)).isTrue();
+            });
+  }
+
+  @Test
+  void pathIntoACompositeIsAnsweredForThatMemberOnly() {
+    ToggledHealthIndicator primary = new ToggledHealthIndicator();
+    ToggledHealthIndicator replica = new ToggledHealthIndicator();
+    replica.down();
+    this.contextRunner
+        .withBean(
+            "dbHealthContributor",
+            CompositeHealthContributor.class,
+            () ->
+                CompositeHealthContributor.fromMap(
+                    java.util.Map.of("primary", primary, "replica", replica)))
+        .withPropertyValues("conch.health.require=db/primary", "conch.health.quarantine=0s")
+        .run(
+            context -> {
+              Election billing = context.getBean(Election.class);
+              // db as a whole is DOWN (its replica): only db/primary is required.
+              assertThat(billing.awaitLeadership(WAIT)).isTrue();
+              primary.down();
+              await().atMost(WAIT).until(() -> billing.state() == State.DENIED);
+              assertThat(context.getBean(CandidacyPauses.class).pause("billing"))
+                  .hasValueSatisfying(
+                      pause -> assertThat(pause.reason()).isEqualTo("db/primary is DOWN"));
+            });
+  }
+
+  /** Waits for billing to lead, turns db DOWN, and waits until the candidacy is paused. */
+  private static Election leadThenTurnDbDown(AssertableApplicationContext context)
+      throws InterruptedException {
+    Election billing = context.getBean(Election.class);
+    assertThat(billing.awaitLeadership(WAIT)).isTrue();
+    context.getBean(ToggledHealthIndicator.class).down();
+    await().atMost(WAIT).until(() -> billing.state() == State.DENIED);
+    return billing;
+  }
+
+  private static java.util.List<String> healthThreads() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(Thread::isAlive)
+        .map(Thread::getName)
+        .filter(name -> name.startsWith("conch-health"))
+        .toList();
+  }
+
+  private static java.util.List<String> pollThreads() {
+    return healthThreads().stream()
+        .filter(name -> !name.startsWith("conch-health-check-"))
+        .toList();
   }
 
   @Test
@@ -242,7 +386,7 @@ class CandidacyHealthAutoConfigurationTest {
         .withBean("dbHealthIndicator", ToggledHealthIndicator.class)
         .withBean(
             Election.class, () -> new LocalOffices().election(ElectionOptions.forOffice("billing")))
-        .withPropertyValues("conch.require-health=db")
+        .withPropertyValues("conch.health.require=db")
         .run(
             context -> {
               Election billing = context.getBean(Election.class);
@@ -277,15 +421,26 @@ class CandidacyHealthAutoConfigurationTest {
     new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(ConchAutoConfiguration.class))
         .withPropertyValues(
-            "conch.standalone=true", "conch.office=billing", "conch.require-health=db")
-        .run(
-            context -> {
-              assertThat(context).hasFailed();
-              assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
-                  .hasMessage(
-                      "invalid conch.require-health 'db': no health contributor or group without"
-                          + " Spring Boot's health support: add spring-boot-health"
-                          + " (spring-boot-starter-actuator), or remove the property");
-            });
+            "conch.standalone=true", "conch.office=billing", "conch.health.require=db")
+        .run(CandidacyHealthAutoConfigurationTest::failsForWantOfHealthSupport);
+  }
+
+  @Test
+  void requirementWithTheHealthModuleButWithoutTheActuatorFailsStartup() {
+    // HealthEndpoint, which answers for the required names, needs spring-boot-actuator.
+    this.contextRunner
+        .withClassLoader(new FilteredClassLoader(EndpointId.class))
+        .withBean("dbHealthIndicator", ToggledHealthIndicator.class)
+        .withPropertyValues("conch.health.require=db")
+        .run(CandidacyHealthAutoConfigurationTest::failsForWantOfHealthSupport);
+  }
+
+  private static void failsForWantOfHealthSupport(AssertableApplicationContext context) {
+    assertThat(context).hasFailed();
+    assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+        .hasMessage(
+            "invalid conch.health.require 'db': no health contributor or group without Spring"
+                + " Boot's health support: add spring-boot-starter-actuator (spring-boot-health and"
+                + " spring-boot-actuator), or remove the property");
   }
 }

@@ -11,6 +11,7 @@ import dev.conch.test.EtcdExtension;
 import dev.conch.test.EtcdMember;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 
@@ -18,6 +19,7 @@ import tools.jackson.databind.JsonNode;
  * The {@code conch} health contributor and leader readiness over real HTTP, against a real etcd
  * member that one test stops and starts again.
  */
+@Timeout(120)
 class ConchHealthHttpTest {
 
   @RegisterExtension static final EtcdExtension etcd = EtcdExtension.members(1);
@@ -77,6 +79,26 @@ class ConchHealthHttpTest {
       assertThat(b.get("/leader").status()).isEqualTo(200);
     } finally {
       a.close();
+    }
+  }
+
+  @Test
+  void requiredReadinessGroupIsAskedOfTheHealthEndpointWithoutConchsOwnMember() {
+    String office = freshOffice("health");
+    // readiness holds readinessState and conchLeader; were conchLeader (OUT_OF_SERVICE until this
+    // instance leads) asked, readiness would keep the candidacy out for good.
+    try (RunningApp a =
+        app(
+            etcd,
+            office,
+            "a",
+            "conch.health.readiness-leader=true",
+            "management.endpoint.health.probes.enabled=true",
+            "conch.health.require=readiness",
+            "conch.health.interval=200ms")) {
+      await().atMost(WAIT).until(() -> a.election().isLeader());
+      // Ready now: it leads, so conchLeader is UP too.
+      await().atMost(WAIT).until(() -> a.get("/actuator/health/readiness").status() == 200);
     }
   }
 

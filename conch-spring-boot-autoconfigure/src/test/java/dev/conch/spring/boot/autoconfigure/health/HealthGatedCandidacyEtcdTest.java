@@ -23,7 +23,9 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 /**
  * Two instances against a real etcd member, each with a health indicator {@code db} of its own that
  * the office requires: the leader whose {@code db} turns DOWN resigns, the other leads, and the
- * unhealthy one does not lead again while DOWN nor before its quarantine ends.
+ * unhealthy one does not lead again while DOWN nor before its quarantine ends. There is no health
+ * endpoint here (no {@code HealthEndpointAutoConfiguration}): the gate asks {@code healthForPath}
+ * of an endpoint of its own over the registry, every contributor a member of its primary group.
  */
 @Timeout(120)
 class HealthGatedCandidacyEtcdTest {
