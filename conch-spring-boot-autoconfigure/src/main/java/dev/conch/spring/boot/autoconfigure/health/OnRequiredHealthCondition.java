@@ -1,6 +1,5 @@
 package dev.conch.spring.boot.autoconfigure.health;
 
-import java.util.regex.Pattern;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
@@ -18,10 +17,6 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
  */
 class OnRequiredHealthCondition extends SpringBootCondition {
 
-  private static final Pattern REQUIRE_HEALTH =
-      Pattern.compile(
-          "conch\\.(health\\.require|require-health|offices\\.[^.]+\\.require-health)(\\[\\d+])?");
-
   @Override
   public ConditionOutcome getMatchOutcome(
       ConditionContext context, AnnotatedTypeMetadata metadata) {
@@ -29,11 +24,8 @@ class OnRequiredHealthCondition extends SpringBootCondition {
         ConfigurationPropertySources.get(context.getEnvironment())) {
       if (source instanceof IterableConfigurationPropertySource iterable) {
         for (ConfigurationPropertyName name : iterable) {
-          String property = name.toString();
-          if (property.startsWith("conch.")
-              && REQUIRE_HEALTH.matcher(property).matches()
-              && hasText(source, name)) {
-            return ConditionOutcome.match("'" + property + "' is set");
+          if (requiresHealth(name) && hasText(source, name)) {
+            return ConditionOutcome.match("'" + name + "' is set");
           }
         }
       }
@@ -41,6 +33,31 @@ class OnRequiredHealthCondition extends SpringBootCondition {
     return ConditionOutcome.noMatch(
         "neither conch.health.require (conch.require-health) nor any"
             + " conch.offices.<name>.require-health is set");
+  }
+
+  /**
+   * Whether {@code name} is one of the keys, or an element of one, by its elements rather than its
+   * text, so that an office named with dots ({@code conch.offices[order.sync].require-health})
+   * counts too.
+   */
+  static boolean requiresHealth(ConfigurationPropertyName name) {
+    int elements = name.getNumberOfElements();
+    if (elements > 1 && name.isNumericIndex(elements - 1)) {
+      elements--; // one element of the list
+    }
+    if (elements < 2 || !"conch".equals(element(name, 0))) {
+      return false;
+    }
+    return switch (elements) {
+      case 2 -> "require-health".equals(element(name, 1));
+      case 3 -> "health".equals(element(name, 1)) && "require".equals(element(name, 2));
+      case 4 -> "offices".equals(element(name, 1)) && "require-health".equals(element(name, 3));
+      default -> false;
+    };
+  }
+
+  private static String element(ConfigurationPropertyName name, int index) {
+    return name.getElement(index, ConfigurationPropertyName.Form.DASHED);
   }
 
   private static boolean hasText(

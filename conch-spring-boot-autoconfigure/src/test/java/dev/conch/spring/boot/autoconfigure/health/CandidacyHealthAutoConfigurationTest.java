@@ -245,6 +245,16 @@ class CandidacyHealthAutoConfigurationTest {
   }
 
   @Test
+  void anOfficeNamedWithDotsThatRequiresHealthGetsTheGate() {
+    this.contextRunner
+        .withBean("dbHealthIndicator", ToggledHealthIndicator.class)
+        .withPropertyValues("conch.offices[order.sync].require-health=db")
+        .run(
+            context ->
+                assertThat(context).hasNotFailed().hasSingleBean(HealthGatedCandidacy.class));
+  }
+
+  @Test
   void checksPollOnOneThreadOfTheirOwnThatStopsOnClose() {
     this.contextRunner
         .withBean("dbHealthIndicator", ToggledHealthIndicator.class)
