@@ -4,6 +4,7 @@ import dev.conch.Election;
 import dev.conch.State;
 import dev.conch.spring.Elections;
 import dev.conch.spring.support.ExternalCommandRunnerLifecycle;
+import dev.conch.spring.support.PhasedLifecycle;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -22,7 +23,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.ApplicationEventPublisher;
-import org.springframework.context.SmartLifecycle;
 
 /**
  * Pauses the candidacy of this instance for the offices whose required health indicators are not
@@ -42,7 +42,7 @@ import org.springframework.context.SmartLifecycle;
  * <p>Infrastructure of the starter, created by its auto-configuration; applications do not use it.
  * It starts after the elections and stops before them.
  */
-public final class HealthGatedCandidacy implements SmartLifecycle {
+public final class HealthGatedCandidacy extends PhasedLifecycle {
 
   /** Later than {@link ExternalCommandRunnerLifecycle#PHASE}: stops before the elections. */
   public static final int PHASE = ExternalCommandRunnerLifecycle.PHASE + 256;
@@ -73,8 +73,6 @@ public final class HealthGatedCandidacy implements SmartLifecycle {
 
   private @Nullable ScheduledExecutorService poller;
 
-  private volatile boolean running;
-
   /**
    * @param probe what is wrong with a contributor or group, by name; {@code null} when it is UP
    * @param interval how often the indicators are checked; more than zero
@@ -90,6 +88,7 @@ public final class HealthGatedCandidacy implements SmartLifecycle {
       Duration interval,
       Duration timeout,
       Executor checks) {
+    super(PHASE);
     this.pauses = pauses;
     this.elections = elections;
     this.rounds = new HealthRounds(probe, timeout, checks);
@@ -127,10 +126,7 @@ public final class HealthGatedCandidacy implements SmartLifecycle {
   }
 
   @Override
-  public synchronized void start() {
-    if (this.running) {
-      return;
-    }
+  protected void begin() {
     if (this.pauses.requirements().stream().allMatch(r -> r.indicators().isEmpty())) {
       this.pauses.checked(); // nothing to check: no thread
       return;
@@ -143,27 +139,16 @@ public final class HealthGatedCandidacy implements SmartLifecycle {
               return thread;
             });
     this.poller = polls;
-    this.running = true;
     polls.scheduleWithFixedDelay(this::poll, 0, this.interval.toNanos(), TimeUnit.NANOSECONDS);
   }
 
   @Override
-  public synchronized void stop() {
-    this.running = false;
+  protected void end(Runnable callback) {
     if (this.poller != null) {
       this.poller.shutdownNow();
     }
     this.rounds.cancel(); // interrupts a check that hangs
-  }
-
-  @Override
-  public boolean isRunning() {
-    return this.running;
-  }
-
-  @Override
-  public int getPhase() {
-    return PHASE;
+    callback.run();
   }
 
   private void poll() {
@@ -312,7 +297,7 @@ public final class HealthGatedCandidacy implements SmartLifecycle {
 
   private void rejoin(String office, Runnable join) {
     try {
-      if (this.running) {
+      if (isRunning()) {
         join.run();
       }
     } catch (RuntimeException | Error ex) {
