@@ -24,12 +24,17 @@ public enum HookObservationDocumentation implements ObservationDocumentation {
 
     @Override
     public KeyName[] getLowCardinalityKeyNames() {
-      return LowCardinalityKeyNames.values();
+      return new KeyName[] {
+        ConchKeyNames.OFFICE,
+        ConchKeyNames.HOOK,
+        ConchKeyNames.TRANSITION,
+        ConchKeyNames.HOOK_REASON
+      };
     }
 
     @Override
     public KeyName[] getHighCardinalityKeyNames() {
-      return HighCardinalityKeyNames.values();
+      return new KeyName[] {ConchKeyNames.TOKEN};
     }
   };
 
@@ -42,70 +47,5 @@ public enum HookObservationDocumentation implements ObservationDocumentation {
   /** What the observation measures, as the README says it. */
   public String getDescription() {
     return this.description;
-  }
-
-  /** Low-cardinality key names of {@code conch.hook}. */
-  public enum LowCardinalityKeyNames implements KeyName {
-
-    /** The office whose transition runs the hook. */
-    OFFICE("office", "The office whose transition runs the hook"),
-
-    /** The hook, as {@code bean.method()}. */
-    HOOK("hook", "The hook, as `bean.method()`"),
-
-    /** The transition the hook runs on. */
-    TRANSITION("transition", "The transition the hook runs on: `acquired` or `lost`"),
-
-    /** Why the term ended, on {@code lost}. */
-    REASON(
-        "reason",
-        "Why the term ended, on `lost`: the `LossReason` in lower case (`resigned`,"
-            + " `key_deleted`, `lease_expired`, `renewal_failed`, `acquire_failed`, ...);"
-            + " `none` on `acquired`");
-
-    private final String name;
-
-    private final String description;
-
-    LowCardinalityKeyNames(String name, String description) {
-      this.name = name;
-      this.description = description;
-    }
-
-    @Override
-    public String asString() {
-      return this.name;
-    }
-
-    /** What the key's value says, as the README says it. */
-    public String getDescription() {
-      return this.description;
-    }
-  }
-
-  /** High-cardinality key names of {@code conch.hook}. */
-  public enum HighCardinalityKeyNames implements KeyName {
-
-    /** The fencing token of the term the hook runs in. */
-    TOKEN("token", "The fencing token of the term the hook runs in");
-
-    private final String name;
-
-    private final String description;
-
-    HighCardinalityKeyNames(String name, String description) {
-      this.name = name;
-      this.description = description;
-    }
-
-    @Override
-    public String asString() {
-      return this.name;
-    }
-
-    /** What the key's value says, as the README says it. */
-    public String getDescription() {
-      return this.description;
-    }
   }
 }

@@ -9,8 +9,8 @@ import io.micrometer.observation.docs.ObservationDocumentation;
  * The observation of each call of a {@code @LeaderOnly} method and its key names, as {@link
  * DefaultLeaderOnlyObservationConvention} writes them: Spring's keys for a {@code @Scheduled} run
  * ({@code code.namespace}, {@code code.function}, {@code exception}, {@code outcome}), with {@code
- * SKIPPED} as the outcome of a call this instance did not run, and the office. The module README's
- * table of observations is checked against it.
+ * SKIPPED} as the outcome of a call this instance did not run, and {@code conch.office}. The module
+ * README's table of observations is checked against it.
  */
 public enum LeaderOnlyObservationDocumentation implements ObservationDocumentation {
 
@@ -27,12 +27,18 @@ public enum LeaderOnlyObservationDocumentation implements ObservationDocumentati
 
     @Override
     public KeyName[] getLowCardinalityKeyNames() {
-      return LowCardinalityKeyNames.values();
+      return new KeyName[] {
+        ConchKeyNames.CODE_NAMESPACE,
+        ConchKeyNames.CODE_FUNCTION,
+        ConchKeyNames.OFFICE,
+        ConchKeyNames.OUTCOME,
+        ConchKeyNames.EXCEPTION
+      };
     }
 
     @Override
     public KeyName[] getHighCardinalityKeyNames() {
-      return HighCardinalityKeyNames.values();
+      return new KeyName[] {ConchKeyNames.TOKEN};
     }
   };
 
@@ -45,75 +51,5 @@ public enum LeaderOnlyObservationDocumentation implements ObservationDocumentati
   /** What the observation measures, as the README says it. */
   public String getDescription() {
     return this.description;
-  }
-
-  /** Low-cardinality key names of {@code conch.leaderonly}. */
-  public enum LowCardinalityKeyNames implements KeyName {
-
-    /** The canonical name of the class that declares the method. */
-    CODE_NAMESPACE(
-        "code.namespace",
-        "The canonical name of the method's class (`ANONYMOUS` for a class that has none; `none`"
-            + " for a task)"),
-
-    /** The name of the method. */
-    CODE_FUNCTION("code.function", "The name of the method, or the task's name"),
-
-    /** The office the call needs. */
-    OFFICE("office", "The office the method needs"),
-
-    /** {@code SUCCESS}, {@code ERROR} or {@code SKIPPED}. */
-    OUTCOME(
-        "outcome",
-        "`SUCCESS` (ran and returned), `ERROR` (ran and threw) or `SKIPPED` (not run: this"
-            + " instance does not lead the office)"),
-
-    /** The simple name of the exception the method threw, or {@code none}. */
-    EXCEPTION("exception", "The simple name of the exception the method threw, else `none`");
-
-    private final String name;
-
-    private final String description;
-
-    LowCardinalityKeyNames(String name, String description) {
-      this.name = name;
-      this.description = description;
-    }
-
-    @Override
-    public String asString() {
-      return this.name;
-    }
-
-    /** What the key's value says, as the README says it. */
-    public String getDescription() {
-      return this.description;
-    }
-  }
-
-  /** High-cardinality key names of {@code conch.leaderonly}. */
-  public enum HighCardinalityKeyNames implements KeyName {
-
-    /** The fencing token of the term the call ran in. */
-    TOKEN("token", "The fencing token of the term the method ran in; `none` when skipped");
-
-    private final String name;
-
-    private final String description;
-
-    HighCardinalityKeyNames(String name, String description) {
-      this.name = name;
-      this.description = description;
-    }
-
-    @Override
-    public String asString() {
-      return this.name;
-    }
-
-    /** What the key's value says, as the README says it. */
-    public String getDescription() {
-      return this.description;
-    }
   }
 }

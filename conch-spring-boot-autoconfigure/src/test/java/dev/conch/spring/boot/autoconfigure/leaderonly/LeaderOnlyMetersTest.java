@@ -12,8 +12,10 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -25,7 +27,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 /**
  * Each {@link LeaderOnly @LeaderOnly} call is counted once when the application has both a {@code
  * MeterRegistry} and an {@code ObservationRegistry} (Boot's, whose meter handler makes a timer of
- * each observation): the observation is the only record of the call, skipped calls included.
+ * each observation): the observation is the only record of the call, skipped calls included. The
+ * starter records no timer of its own: without an {@code ObservationRegistry} there is none.
  */
 @Timeout(60)
 class LeaderOnlyMetersTest {
@@ -80,6 +83,44 @@ class LeaderOnlyMetersTest {
     }
   }
 
+  @Test
+  void withoutAnObservationRegistryTheStarterRecordsNoTimerOfItsOwn() {
+    new ApplicationContextRunner()
+        .withConfiguration(
+            AutoConfigurations.of(
+                MetricsAutoConfiguration.class,
+                ConchAutoConfiguration.class,
+                LeaderOnlyAutoConfiguration.class))
+        .withPropertyValues("conch.standalone=true", "spring.application.name=app")
+        .withBean(LocalOffices.class, () -> this.offices)
+        .withBean(MeterRegistry.class, () -> this.meters)
+        .withBean(Job.class)
+        .run(
+            context -> {
+              assertThat(context).doesNotHaveBean(ObservationRegistry.class);
+              assertThat(context.getBean(Election.class).awaitLeadership(WAIT)).isTrue();
+
+              assertThat(context.getBean(Job.class).run()).isEqualTo("ran");
+
+              assertThat(this.meters.find("conch.leaderonly").meters()).isEmpty();
+            });
+  }
+
+  @Test
+  void theTimerHasTheObservationsLowCardinalityKeysWithConchsPrefixed() {
+    this.contextRunner.run(
+        context -> {
+          assertThat(context.getBean(Election.class).awaitLeadership(WAIT)).isTrue();
+
+          context.getBean(Job.class).run();
+
+          assertThat(this.meters.get("conch.leaderonly").timer().getId().getTags())
+              .extracting(Tag::getKey)
+              .contains("code.namespace", "code.function", "conch.office", "outcome", "exception")
+              .doesNotContain("office", "conch.token");
+        });
+  }
+
   /** What every counter and timer of a {@code conch.leaderonly} name adds up to. */
   private double countedCalls() {
     double total = 0;
@@ -102,7 +143,7 @@ class LeaderOnlyMetersTest {
     Timer timer =
         this.meters
             .find("conch.leaderonly")
-            .tags("office", "app", "code.function", "run", "outcome", outcome)
+            .tags("conch.office", "app", "code.function", "run", "outcome", outcome)
             .timer();
     return (timer != null) ? timer.count() : 0;
   }
