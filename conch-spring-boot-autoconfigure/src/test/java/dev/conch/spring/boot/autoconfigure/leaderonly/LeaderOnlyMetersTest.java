@@ -39,11 +39,14 @@ class LeaderOnlyMetersTest {
 
   private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
-  private final ApplicationContextRunner contextRunner =
+  /**
+   * Boot's metrics without its observations: a {@code MeterRegistry} and no {@code
+   * ObservationRegistry}.
+   */
+  private final ApplicationContextRunner metricsOnly =
       new ApplicationContextRunner()
           .withConfiguration(
               AutoConfigurations.of(
-                  ObservationAutoConfiguration.class,
                   MetricsAutoConfiguration.class,
                   ConchAutoConfiguration.class,
                   LeaderOnlyAutoConfiguration.class))
@@ -51,6 +54,10 @@ class LeaderOnlyMetersTest {
           .withBean(LocalOffices.class, () -> this.offices)
           .withBean(MeterRegistry.class, () -> this.meters)
           .withBean(Job.class);
+
+  /** As a Boot application has them: metrics with observations. */
+  private final ApplicationContextRunner contextRunner =
+      this.metricsOnly.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class));
 
   @Test
   void aCallThatRunsIsCountedOnce() {
@@ -85,25 +92,15 @@ class LeaderOnlyMetersTest {
 
   @Test
   void withoutAnObservationRegistryTheStarterRecordsNoTimerOfItsOwn() {
-    new ApplicationContextRunner()
-        .withConfiguration(
-            AutoConfigurations.of(
-                MetricsAutoConfiguration.class,
-                ConchAutoConfiguration.class,
-                LeaderOnlyAutoConfiguration.class))
-        .withPropertyValues("conch.standalone=true", "spring.application.name=app")
-        .withBean(LocalOffices.class, () -> this.offices)
-        .withBean(MeterRegistry.class, () -> this.meters)
-        .withBean(Job.class)
-        .run(
-            context -> {
-              assertThat(context).doesNotHaveBean(ObservationRegistry.class);
-              assertThat(context.getBean(Election.class).awaitLeadership(WAIT)).isTrue();
+    this.metricsOnly.run(
+        context -> {
+          assertThat(context).doesNotHaveBean(ObservationRegistry.class);
+          assertThat(context.getBean(Election.class).awaitLeadership(WAIT)).isTrue();
 
-              assertThat(context.getBean(Job.class).run()).isEqualTo("ran");
+          assertThat(context.getBean(Job.class).run()).isEqualTo("ran");
 
-              assertThat(this.meters.find("conch.leaderonly").meters()).isEmpty();
-            });
+          assertThat(this.meters.find("conch.leaderonly").meters()).isEmpty();
+        });
   }
 
   @Test
