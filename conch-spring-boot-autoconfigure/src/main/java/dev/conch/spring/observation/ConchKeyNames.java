@@ -4,13 +4,12 @@ import io.micrometer.common.docs.KeyName;
 
 /**
  * Every tag key of conch's observations and meters, with what its value says: one list for {@link
- * HookObservationDocumentation}, {@link LeaderOnlyObservationDocumentation} and the meters' {@code
- * ConchMeterDocumentation}, so that one key reads the same wherever it is. conch's own keys start
- * with {@code conch.}, as Spring's libraries namespace theirs ({@code spring.kafka.listener.id});
- * the keys a {@code @LeaderOnly} call shares with Spring's {@code @Scheduled} observation ({@code
- * code.namespace}, {@code code.function}, {@code outcome}, {@code exception}) are Spring's. Two
- * constants share a key where its values differ by meter ({@code conch.reason}, {@code
- * conch.outcome}).
+ * ConchObservationDocumentation} and the meters' {@code ConchMeterDocumentation}, so that one key
+ * reads the same wherever it is. conch's own keys start with {@code conch.}, as Spring's libraries
+ * namespace theirs ({@code spring.kafka.listener.id}); the keys a {@code @LeaderOnly} call shares
+ * with Spring's {@code @Scheduled} observation ({@code code.namespace}, {@code code.function},
+ * {@code outcome}, {@code exception}) are Spring's. Two constants share a key where its values
+ * differ by meter ({@code conch.reason}, {@code conch.outcome}).
  */
 public enum ConchKeyNames implements KeyName {
 

@@ -6,9 +6,9 @@ import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
- * {@code conch.hook}: the keys of {@link HookObservationDocumentation}, low-cardinality {@code
- * conch.office}, {@code conch.hook} ({@code bean.method()}), {@code conch.transition} ({@code
- * acquired} or {@code lost}) and {@code conch.reason} (why the term ended, {@code none} on
+ * {@code conch.hook}: the keys of {@link ConchObservationDocumentation#HOOK}, low-cardinality
+ * {@code conch.office}, {@code conch.hook} ({@code bean.method()}), {@code conch.transition}
+ * ({@code acquired} or {@code lost}) and {@code conch.reason} (why the term ended, {@code none} on
  * acquire); high-cardinality {@code conch.token}. A hook's observation is no child of its term: the
  * token ties the hooks of one term.
  */

@@ -6,12 +6,12 @@ import io.micrometer.common.KeyValues;
 import org.jspecify.annotations.Nullable;
 
 /**
- * {@code conch.leaderonly}: the keys of {@link LeaderOnlyObservationDocumentation}, as Spring's
- * {@code DefaultScheduledTaskObservationConvention} names a {@code @Scheduled} run (low-cardinality
- * {@code code.namespace}, {@code code.function}, {@code exception}, {@code outcome}), plus {@code
- * conch.office}; high-cardinality {@code conch.token}. A task run through {@code LeaderOnlyTasks}
- * has its name as {@code code.function} and {@code none} as {@code code.namespace}: the same keys,
- * so that one meter name keeps one set of tags.
+ * {@code conch.leaderonly}: the keys of {@link ConchObservationDocumentation#LEADER_ONLY}, as
+ * Spring's {@code DefaultScheduledTaskObservationConvention} names a {@code @Scheduled} run
+ * (low-cardinality {@code code.namespace}, {@code code.function}, {@code exception}, {@code
+ * outcome}), plus {@code conch.office}; high-cardinality {@code conch.token}. A task run through
+ * {@code LeaderOnlyTasks} has its name as {@code code.function} and {@code none} as {@code
+ * code.namespace}: the same keys, so that one meter name keeps one set of tags.
  */
 public class DefaultLeaderOnlyObservationConvention implements LeaderOnlyObservationConvention {
 

@@ -1,7 +1,7 @@
 package dev.conch.spring.boot.metrics;
 
 import dev.conch.spring.observation.ConchKeyNames;
-import dev.conch.spring.observation.LeaderOnlyObservationDocumentation;
+import dev.conch.spring.observation.ConchObservationDocumentation;
 import io.micrometer.common.docs.KeyName;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.docs.MeterDocumentation;
@@ -100,7 +100,7 @@ public enum ConchMeterDocumentation implements MeterDocumentation {
           + " Boot's meter handler (`DefaultMeterObservationHandler`) makes of the"
           + " `conch.leaderonly` observation, with its low-cardinality keys (and the handler's"
           + " `error`)",
-      LeaderOnlyObservationDocumentation.LEADER_ONLY.getLowCardinalityKeyNames()),
+      ConchObservationDocumentation.LEADER_ONLY.getLowCardinalityKeyNames()),
 
   /** What became of each firing of a {@code @Scheduled @LeaderOnly} job. */
   LEADER_ONLY_FIRINGS(

@@ -15,8 +15,7 @@ import dev.conch.spring.LeadershipLostEvent;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import dev.conch.spring.boot.metrics.ConchMeterDocumentation;
 import dev.conch.spring.boot.metrics.ConchMetrics;
-import dev.conch.spring.observation.HookObservationDocumentation;
-import dev.conch.spring.observation.LeaderOnlyObservationDocumentation;
+import dev.conch.spring.observation.ConchObservationDocumentation;
 import io.micrometer.common.docs.KeyName;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -322,9 +321,7 @@ class ConchMetricsAutoConfigurationTest {
     for (ConchMeterDocumentation meter : ConchMeterDocumentation.values()) {
       keys.addAll(Arrays.asList(meter.getKeyNames()));
     }
-    for (ObservationDocumentation observation :
-        List.<ObservationDocumentation>of(
-            HookObservationDocumentation.HOOK, LeaderOnlyObservationDocumentation.LEADER_ONLY)) {
+    for (ObservationDocumentation observation : ConchObservationDocumentation.values()) {
       keys.addAll(Arrays.asList(observation.getLowCardinalityKeyNames()));
       keys.addAll(Arrays.asList(observation.getHighCardinalityKeyNames()));
     }
