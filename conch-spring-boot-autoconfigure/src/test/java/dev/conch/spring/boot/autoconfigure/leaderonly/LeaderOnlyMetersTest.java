@@ -7,6 +7,7 @@ import dev.conch.Election;
 import dev.conch.ElectionOptions;
 import dev.conch.local.LocalOffices;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
+import dev.conch.spring.boot.autoconfigure.metrics.ConchMetricsAutoConfiguration;
 import dev.conch.spring.leaderonly.LeaderOnly;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -17,6 +18,10 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -116,6 +121,45 @@ class LeaderOnlyMetersTest {
               .contains("code.namespace", "code.function", "conch.office", "outcome", "exception")
               .doesNotContain("office", "conch.token");
         });
+  }
+
+  @Test
+  void aCallItsTermInterruptedIsCountedFromTheLeadershipLostEvent() {
+    this.contextRunner
+        .withConfiguration(AutoConfigurations.of(ConchMetricsAutoConfiguration.class))
+        .withBean(LeaderOnlyTest.LongJob.class)
+        .run(
+            context -> {
+              Election election = context.getBean(Election.class);
+              assertThat(election.awaitLeadership(WAIT)).isTrue();
+              LeaderOnlyTest.LongJob job = context.getBean(LeaderOnlyTest.LongJob.class);
+              ExecutorService caller = Executors.newSingleThreadExecutor();
+              try {
+                Future<String> result = caller.submit(job::run);
+                assertThat(job.started().await(10, TimeUnit.SECONDS)).isTrue();
+
+                // The lease is gone: the term's stop interrupts the call at once.
+                this.offices.revoke("app");
+
+                assertThat(result.get(10, TimeUnit.SECONDS)).startsWith("interrupted");
+                await()
+                    .atMost(WAIT)
+                    .untilAsserted(
+                        () ->
+                            assertThat(this.meters.find("conch.term.interrupted").counters())
+                                .singleElement()
+                                .satisfies(
+                                    counter -> {
+                                      assertThat(counter.getId().getTag("conch.office"))
+                                          .isEqualTo("app");
+                                      assertThat(counter.getId().getTag("conch.work"))
+                                          .endsWith("run()");
+                                      assertThat(counter.count()).isEqualTo(1);
+                                    }));
+              } finally {
+                caller.shutdownNow();
+              }
+            });
   }
 
   /** What every counter and timer of a {@code conch.leaderonly} name adds up to. */
