@@ -2,7 +2,7 @@ package dev.conch.spring.leaderonly;
 
 /**
  * Counts what becomes of the firings of each {@code @Scheduled @LeaderOnly} job, by office, job and
- * outcome: the counter {@code conch.leaderonly.firings} ({@link LeaderOnlyMetrics#firings}).
+ * outcome: the counter {@code conch.leaderonly.firings} ({@link LeaderOnlyFirings}).
  */
 interface JobMeters {
 
@@ -24,7 +24,7 @@ interface JobMeters {
    */
   String UNKNOWN = "unknown";
 
-  /** Counts nothing: no {@code MeterRegistry}. */
+  /** Counts nothing: no {@link LeaderOnlyFirings} (no Micrometer, no {@code MeterRegistry}). */
   JobMeters NONE = (office, job, outcome, count) -> {};
 
   /** Adds {@code count} firings of {@code job} in {@code office} with {@code outcome}. */

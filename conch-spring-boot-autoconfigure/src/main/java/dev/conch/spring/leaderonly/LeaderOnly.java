@@ -12,7 +12,7 @@ import org.springframework.core.annotation.AliasFor;
  * Runs a bean method only while this instance leads an office; anywhere else the call is skipped:
  * the method is not invoked, the caller gets {@code null} (zero, {@code false} or an empty {@code
  * Optional} for such return types), the skip is logged at DEBUG and recorded as the outcome {@code
- * SKIPPED} of the {@code conch.leaderonly} observation (or timer).
+ * SKIPPED} of the {@code conch.leaderonly} observation (and so of its timer, with Boot's metrics).
  *
  * <pre>{@code
  * @Scheduled(fixedRate = 60_000)

@@ -2,7 +2,6 @@ package dev.conch.spring.leaderonly;
 
 import dev.conch.Leadership;
 import dev.conch.spring.Elections;
-import dev.conch.spring.observation.DefaultLeaderOnlyObservationConvention;
 import dev.conch.spring.observation.LeaderOnlyObservationContext;
 import dev.conch.spring.observation.LeaderOnlyObservationConvention;
 import dev.conch.spring.support.AnnotatedMethodAdvisingPostProcessor;
@@ -19,7 +18,6 @@ import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.scheduling.annotation.Async;
-import org.springframework.util.ClassUtils;
 
 /**
  * Proxies every bean that has {@link LeaderOnly @LeaderOnly} methods (or adds the advice to its
@@ -39,12 +37,6 @@ public final class LeaderOnlyAnnotationBeanPostProcessor
   /** The guard of the methods, shared with {@link LeaderOnlyTasks}: one path for both. */
   private volatile @Nullable LeaderOnlyMethodInterceptor interceptor;
 
-  /** Whether Micrometer's meters are on the class path. */
-  private static final boolean METERS_PRESENT =
-      ClassUtils.isPresent(
-          "io.micrometer.core.instrument.MeterRegistry",
-          LeaderOnlyAnnotationBeanPostProcessor.class.getClassLoader());
-
   /** A post-processor with class-based proxies, ordered before {@code @Scheduled}'s. */
   public LeaderOnlyAnnotationBeanPostProcessor() {
     super(LeaderOnly.class, true);
@@ -55,7 +47,7 @@ public final class LeaderOnlyAnnotationBeanPostProcessor
   public void setBeanFactory(BeanFactory beanFactory) {
     super.setBeanFactory(beanFactory);
     Listeners listeners = new Listeners(beanFactory);
-    this.jobs = LeaderOnlyJobsFactory.jobs(beanFactory, METERS_PRESENT);
+    this.jobs = LeaderOnlyJobsFactory.jobs(beanFactory);
     LeaderOnlyMethodInterceptor interceptor =
         new LeaderOnlyMethodInterceptor(
             () -> beanFactory.getBean(Elections.class),
@@ -132,10 +124,10 @@ public final class LeaderOnlyAnnotationBeanPostProcessor
 
   /**
    * What watches the calls, looked up on first use. The starter's own record of each call, run or
-   * skipped: an observation when the application has an {@code ObservationRegistry} (named by its
-   * {@link LeaderOnlyObservationConvention} bean, if it has one), else the {@code conch.leaderonly}
-   * timer when it has a {@code MeterRegistry}; one of the two, so that a call is counted once. Then
-   * every {@link LeaderOnlyInvocations} bean.
+   * skipped, is its observation when the application has an {@code ObservationRegistry} (named by
+   * its {@link LeaderOnlyObservationConvention} bean, if it has one): with Boot's metrics, the
+   * meter handler makes the {@code conch.leaderonly} timer of it. Then every {@link
+   * LeaderOnlyInvocations} bean.
    */
   private static final class Listeners implements LeaderOnlyInvocations, LeaderOnlyObserver {
 
@@ -214,16 +206,9 @@ public final class LeaderOnlyAnnotationBeanPostProcessor
           beanFactory.getBeanProvider(LeaderOnlyObservationConvention.class).getIfUnique();
       ObservationRegistry observations =
           beanFactory.getBeanProvider(ObservationRegistry.class).getIfUnique();
-      if (observations != null && !observations.isNoop()) {
-        return new LeaderOnlyObservations(observations, custom);
-      }
-      LeaderOnlyObserver meters =
-          METERS_PRESENT
-              ? LeaderOnlyMetrics.of(
-                  beanFactory,
-                  (custom != null) ? custom : new DefaultLeaderOnlyObservationConvention())
-              : null;
-      return (meters != null) ? meters : LeaderOnlyObserver.NONE;
+      return (observations != null && !observations.isNoop())
+          ? new LeaderOnlyObservations(observations, custom)
+          : LeaderOnlyObserver.NONE;
     }
   }
 }

@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
  * Told of each call of a {@link LeaderOnly @LeaderOnly} method (or {@link LeaderOnlyTasks} task):
  * that it runs, that its run {@linkplain #ended ended}, or that it was skipped. Every bean of this
  * type is told (the test kit counts calls with one); its {@link #proceed} runs inside the starter's
- * own observation, or timer, of the call.
+ * own observation of the call.
  */
 public interface LeaderOnlyInvocations {
 

@@ -48,7 +48,8 @@ public final class LeaderOnlyJobs
 
   private final Supplier<Clock> clock;
 
-  private final Supplier<JobMeters> meters;
+  /** Where the firings are counted: {@link LeaderOnlyFirings}, once Micrometer binds it. */
+  private volatile JobMeters meters = JobMeters.NONE;
 
   private final Object lock = new Object();
 
@@ -57,13 +58,14 @@ public final class LeaderOnlyJobs
   private boolean closed;
 
   LeaderOnlyJobs(
-      Supplier<Elections> elections,
-      Supplier<JobRecords> records,
-      Supplier<Clock> clock,
-      Supplier<JobMeters> meters) {
+      Supplier<Elections> elections, Supplier<JobRecords> records, Supplier<Clock> clock) {
     this.elections = elections;
     this.records = records;
     this.clock = clock;
+  }
+
+  /** Counts the firings in {@code meters} from now on. */
+  void countIn(JobMeters meters) {
     this.meters = meters;
   }
 
@@ -105,7 +107,7 @@ public final class LeaderOnlyJobs
   void skipped(String office, Method method, boolean counted) {
     LeaderOnlyJob job = this.jobs.get(method);
     if (job != null && !counted) {
-      this.meters.get().count(office, job.tag(), JobMeters.SKIPPED, 1);
+      this.meters.count(office, job.tag(), JobMeters.SKIPPED, 1);
     }
   }
 
@@ -148,9 +150,8 @@ public final class LeaderOnlyJobs
                 + ex.getMessage());
       }
     }
-    this.meters
-        .get()
-        .count(term.office(), job.tag(), (claimed != null) ? JobMeters.RUN : JobMeters.SKIPPED, 1);
+    this.meters.count(
+        term.office(), job.tag(), (claimed != null) ? JobMeters.RUN : JobMeters.SKIPPED, 1);
     return claimed;
   }
 
@@ -273,7 +274,7 @@ public final class LeaderOnlyJobs
   private void recoverOnce(Leadership term, LeaderOnlyJob job) {
     synchronized (job) {
       if (job.examine(term.token())) {
-        new MisfireRecovery(this.records.get(), this.clock.get(), this.meters.get(), this)
+        new MisfireRecovery(this.records.get(), this.clock.get(), this.meters, this)
             .recover(term, job);
       }
     }

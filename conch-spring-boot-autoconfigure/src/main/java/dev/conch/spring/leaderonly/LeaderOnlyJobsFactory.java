@@ -26,10 +26,10 @@ final class LeaderOnlyJobsFactory {
 
   /**
    * The jobs, their parts looked up on first use: the {@link JobRecords} bean (else records in
-   * memory, fenced by this instance's own terms), the clock of the {@link TaskScheduler} bean (else
-   * UTC), and the meters when Micrometer is present.
+   * memory, fenced by this instance's own terms) and the clock of the {@link TaskScheduler} bean
+   * (else UTC). Their firings are counted once a {@link LeaderOnlyFirings} is made of them.
    */
-  static LeaderOnlyJobs jobs(BeanFactory beanFactory, boolean metersPresent) {
+  static LeaderOnlyJobs jobs(BeanFactory beanFactory) {
     Supplier<Elections> elections =
         SingletonSupplier.of(() -> beanFactory.getBean(Elections.class));
     Supplier<JobRecords> records =
@@ -54,13 +54,7 @@ final class LeaderOnlyJobsFactory {
                   beanFactory.getBeanProvider(TaskScheduler.class).getIfUnique();
               return (scheduler != null) ? scheduler.getClock() : Clock.systemUTC();
             });
-    Supplier<JobMeters> meters =
-        SingletonSupplier.of(
-            () -> {
-              JobMeters found = metersPresent ? LeaderOnlyMetrics.firings(beanFactory) : null;
-              return (found != null) ? found : JobMeters.NONE;
-            });
-    return new LeaderOnlyJobs(elections, records, clock, meters);
+    return new LeaderOnlyJobs(elections, records, clock);
   }
 
   /**

@@ -5,9 +5,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The starter's own record of each {@link LeaderOnly @LeaderOnly} call, run or skipped: one
- * observation when the application has an {@code ObservationRegistry} (its meter handler makes the
- * {@code conch.leaderonly} timer of it), else one sample of that timer when it has a {@code
- * MeterRegistry}; never both, so each call is counted once.
+ * observation when the application has an {@code ObservationRegistry} (Boot's meter handler makes
+ * the {@code conch.leaderonly} timer of it), else nothing. Boot's metrics always come with an
+ * {@code ObservationRegistry}, so the timer needs no path of its own.
  */
 interface LeaderOnlyObserver {
 

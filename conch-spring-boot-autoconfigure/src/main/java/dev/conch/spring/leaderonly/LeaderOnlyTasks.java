@@ -21,9 +21,9 @@ import org.springframework.util.ClassUtils;
  * Leader-only work that is no annotated method: tasks built at run time, with the semantics of
  * {@link LeaderOnly @LeaderOnly}. A task runs only while this instance leads its office, on the
  * calling thread, with {@link CurrentLeadership} set to the term; anywhere else it is skipped, the
- * skip logged at DEBUG. Each call, run or skipped, is the {@code conch.leaderonly} observation (or
- * timer) of an annotated method, with the task's name as {@code code.function} and {@code none} as
- * {@code code.namespace}, and reaches the {@link LeaderOnlyInvocations} beans under that name.
+ * skip logged at DEBUG. Each call, run or skipped, is the {@code conch.leaderonly} observation of
+ * an annotated method, with the task's name as {@code code.function} and {@code none} as {@code
+ * code.namespace}, and reaches the {@link LeaderOnlyInvocations} beans under that name.
  *
  * <pre>{@code
  * @Autowired LeaderOnlyTasks leaderOnly;
@@ -130,7 +130,7 @@ public final class LeaderOnlyTasks {
    */
   public Runnable task(String office, String name, Runnable task) {
     checkName(name);
-    return new Task(office, name, task);
+    return new Task(this, office, name, task);
   }
 
   /**
@@ -217,24 +217,13 @@ public final class LeaderOnlyTasks {
     return ClassUtils.isPresent(name, loader) ? ClassUtils.resolveClassName(name, loader) : null;
   }
 
-  /** A task run through {@link #run} at each call. */
-  private final class Task implements Runnable {
-
-    private final String office;
-
-    private final String name;
-
-    private final Runnable task;
-
-    Task(String office, String name, Runnable task) {
-      this.office = office;
-      this.name = name;
-      this.task = task;
-    }
+  /** A task run through {@link #run} of {@code tasks} at each call. */
+  private record Task(LeaderOnlyTasks tasks, String office, String name, Runnable task)
+      implements Runnable {
 
     @Override
     public void run() {
-      LeaderOnlyTasks.this.run(this.office, this.name, this.task);
+      this.tasks.run(this.office, this.name, this.task);
     }
 
     @Override

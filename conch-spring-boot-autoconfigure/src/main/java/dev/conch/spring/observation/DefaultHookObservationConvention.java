@@ -1,17 +1,16 @@
 package dev.conch.spring.observation;
 
 import dev.conch.LossReason;
-import dev.conch.spring.observation.HookObservationDocumentation.HighCardinalityKeyNames;
-import dev.conch.spring.observation.HookObservationDocumentation.LowCardinalityKeyNames;
 import io.micrometer.common.KeyValues;
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
- * {@code conch.hook}: the keys of {@link HookObservationDocumentation}, low-cardinality {@code
- * office}, {@code hook} ({@code bean.method()}), {@code transition} ({@code acquired} or {@code
- * lost}) and {@code reason} (why the term ended, {@code none} on acquire); high-cardinality {@code
- * token}. A hook's observation is no child of its term: the token ties the hooks of one term.
+ * {@code conch.hook}: the keys of {@link ConchObservationDocumentation#HOOK}, low-cardinality
+ * {@code conch.office}, {@code conch.hook} ({@code bean.method()}), {@code conch.transition}
+ * ({@code acquired} or {@code lost}) and {@code conch.reason} (why the term ended, {@code none} on
+ * acquire); high-cardinality {@code conch.token}. A hook's observation is no child of its term: the
+ * token ties the hooks of one term.
  */
 public class DefaultHookObservationConvention implements HookObservationConvention {
 
@@ -31,17 +30,16 @@ public class DefaultHookObservationConvention implements HookObservationConventi
   @Override
   public KeyValues getLowCardinalityKeyValues(HookObservationContext context) {
     return KeyValues.of(
-        LowCardinalityKeyNames.OFFICE.withValue(context.getLeadership().office()),
-        LowCardinalityKeyNames.HOOK.withValue(context.getHook()),
-        LowCardinalityKeyNames.TRANSITION.withValue(
-            context.getTransition().name().toLowerCase(Locale.ROOT)),
-        LowCardinalityKeyNames.REASON.withValue(reason(context.getReason())));
+        ConchKeyNames.OFFICE.withValue(context.getLeadership().office()),
+        ConchKeyNames.HOOK.withValue(context.getHook()),
+        ConchKeyNames.TRANSITION.withValue(context.getTransition().name().toLowerCase(Locale.ROOT)),
+        ConchKeyNames.HOOK_REASON.withValue(reason(context.getReason())));
   }
 
   @Override
   public KeyValues getHighCardinalityKeyValues(HookObservationContext context) {
     return KeyValues.of(
-        HighCardinalityKeyNames.TOKEN.withValue(Long.toString(context.getLeadership().token())));
+        ConchKeyNames.TOKEN.withValue(Long.toString(context.getLeadership().token())));
   }
 
   private static String reason(@Nullable LossReason reason) {

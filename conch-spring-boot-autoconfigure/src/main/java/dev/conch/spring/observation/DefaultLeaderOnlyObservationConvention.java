@@ -1,19 +1,17 @@
 package dev.conch.spring.observation;
 
 import dev.conch.Leadership;
-import dev.conch.spring.observation.LeaderOnlyObservationDocumentation.HighCardinalityKeyNames;
-import dev.conch.spring.observation.LeaderOnlyObservationDocumentation.LowCardinalityKeyNames;
 import io.micrometer.common.KeyValue;
 import io.micrometer.common.KeyValues;
 import org.jspecify.annotations.Nullable;
 
 /**
- * {@code conch.leaderonly}: the keys of {@link LeaderOnlyObservationDocumentation}, as Spring's
- * {@code DefaultScheduledTaskObservationConvention} names a {@code @Scheduled} run (low-cardinality
- * {@code code.namespace}, {@code code.function}, {@code exception}, {@code outcome}), plus {@code
- * office}; high-cardinality {@code token}. A task run through {@code LeaderOnlyTasks} has its name
- * as {@code code.function} and {@code none} as {@code code.namespace}: the same keys, so that one
- * meter name keeps one set of tags.
+ * {@code conch.leaderonly}: the keys of {@link ConchObservationDocumentation#LEADER_ONLY}, as
+ * Spring's {@code DefaultScheduledTaskObservationConvention} names a {@code @Scheduled} run
+ * (low-cardinality {@code code.namespace}, {@code code.function}, {@code exception}, {@code
+ * outcome}), plus {@code conch.office}; high-cardinality {@code conch.token}. A task run through
+ * {@code LeaderOnlyTasks} has its name as {@code code.function} and {@code none} as {@code
+ * code.namespace}: the same keys, so that one meter name keeps one set of tags.
  */
 public class DefaultLeaderOnlyObservationConvention implements LeaderOnlyObservationConvention {
 
@@ -30,7 +28,7 @@ public class DefaultLeaderOnlyObservationConvention implements LeaderOnlyObserva
   public static final String SKIPPED = "SKIPPED";
 
   private static final KeyValue EXCEPTION_NONE =
-      LowCardinalityKeyNames.EXCEPTION.withValue(KeyValue.NONE_VALUE);
+      ConchKeyNames.EXCEPTION.withValue(KeyValue.NONE_VALUE);
 
   @Override
   public String getName() {
@@ -49,9 +47,9 @@ public class DefaultLeaderOnlyObservationConvention implements LeaderOnlyObserva
   public KeyValues getLowCardinalityKeyValues(LeaderOnlyObservationContext context) {
     return KeyValues.of(
         codeNamespace(context),
-        LowCardinalityKeyNames.CODE_FUNCTION.withValue(context.getFunctionName()),
-        LowCardinalityKeyNames.OFFICE.withValue(context.getOffice()),
-        LowCardinalityKeyNames.OUTCOME.withValue(outcome(context)),
+        ConchKeyNames.CODE_FUNCTION.withValue(context.getFunctionName()),
+        ConchKeyNames.OFFICE.withValue(context.getOffice()),
+        ConchKeyNames.OUTCOME.withValue(outcome(context)),
         exception(context));
   }
 
@@ -59,17 +57,17 @@ public class DefaultLeaderOnlyObservationConvention implements LeaderOnlyObserva
   public KeyValues getHighCardinalityKeyValues(LeaderOnlyObservationContext context) {
     Leadership leadership = context.getLeadership();
     return KeyValues.of(
-        HighCardinalityKeyNames.TOKEN.withValue(
+        ConchKeyNames.TOKEN.withValue(
             (leadership != null) ? Long.toString(leadership.token()) : KeyValue.NONE_VALUE));
   }
 
   private static KeyValue codeNamespace(LeaderOnlyObservationContext context) {
     Class<?> targetClass = context.getTargetClass();
     if (targetClass == null) {
-      return LowCardinalityKeyNames.CODE_NAMESPACE.withValue(KeyValue.NONE_VALUE);
+      return ConchKeyNames.CODE_NAMESPACE.withValue(KeyValue.NONE_VALUE);
     }
     @Nullable String name = targetClass.getCanonicalName();
-    return LowCardinalityKeyNames.CODE_NAMESPACE.withValue((name != null) ? name : "ANONYMOUS");
+    return ConchKeyNames.CODE_NAMESPACE.withValue((name != null) ? name : "ANONYMOUS");
   }
 
   private static String outcome(LeaderOnlyObservationContext context) {
@@ -82,7 +80,7 @@ public class DefaultLeaderOnlyObservationConvention implements LeaderOnlyObserva
   private static KeyValue exception(LeaderOnlyObservationContext context) {
     Throwable error = context.getError();
     return (error != null)
-        ? LowCardinalityKeyNames.EXCEPTION.withValue(error.getClass().getSimpleName())
+        ? ConchKeyNames.EXCEPTION.withValue(error.getClass().getSimpleName())
         : EXCEPTION_NONE;
   }
 }

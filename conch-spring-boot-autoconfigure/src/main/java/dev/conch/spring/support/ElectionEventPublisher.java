@@ -7,6 +7,7 @@ import dev.conch.Holder;
 import dev.conch.Leadership;
 import dev.conch.LeadershipHandler;
 import dev.conch.LossReason;
+import dev.conch.spring.CampaigningEvent;
 import dev.conch.spring.LeaderObservedEvent;
 import dev.conch.spring.LeadershipAcquiredEvent;
 import dev.conch.spring.LeadershipEvent;
@@ -22,7 +23,10 @@ import org.springframework.context.ApplicationEventPublisher;
 
 /**
  * Publishes the events of one election as {@link ApplicationEvent}s: a {@link LeadershipEvent} for
- * each change of leadership, and every raw {@link ElectionEvent} as a payload event.
+ * each campaign and change of leadership, and every raw {@link ElectionEvent} as a payload event. A
+ * {@link LeadershipLostEvent} carries the work its term's stop interrupted ({@link
+ * ElectionEvent.WorkInterrupted} comes before the end of its term), so that conch's own listeners
+ * (the meters) read the leadership events only.
  *
  * <p>It is also the first handler of its election, only to remember the term that started: a {@link
  * ElectionEvent.Lost} carries the token, not the holder.
@@ -42,6 +46,14 @@ final class ElectionEventPublisher implements ElectionListener, LeadershipHandle
   private final Object monitor = new Object();
 
   private volatile @Nullable Leadership term;
+
+  // Written on the election's event thread only: whether the next campaign is the first since
+  // joining, and the work the stop of the term with interruptedToken interrupted.
+  private boolean joined;
+
+  private long interruptedToken;
+
+  private List<String> interrupted = List.of();
 
   // Guarded by monitor.
   private long resignations;
@@ -130,6 +142,20 @@ final class ElectionEventPublisher implements ElectionListener, LeadershipHandle
   private record Waiter(long before, CompletableFuture<Void> published) {}
 
   private @Nullable LeadershipEvent toLeadershipEvent(ElectionEvent event) {
+    if (event instanceof ElectionEvent.Joined) {
+      this.joined = true;
+      return null;
+    }
+    if (event instanceof ElectionEvent.Campaigning) {
+      boolean first = this.joined;
+      this.joined = false;
+      return new CampaigningEvent(this.election, first);
+    }
+    if (event instanceof ElectionEvent.WorkInterrupted interrupted) {
+      this.interruptedToken = interrupted.token();
+      this.interrupted = interrupted.work();
+      return null;
+    }
     if (event instanceof ElectionEvent.Leading leading) {
       return new LeadershipAcquiredEvent(this.election, leading.token(), leading.holder());
     }
@@ -151,8 +177,14 @@ final class ElectionEventPublisher implements ElectionListener, LeadershipHandle
   private LeadershipLostEvent lostEvent(long token, LossReason reason) {
     Leadership last = this.term;
     Holder holder = (last != null && last.token() == token) ? last.holder() : null;
+    List<String> interrupted = (this.interruptedToken == token) ? this.interrupted : List.of();
+    this.interrupted = List.of();
     return new LeadershipLostEvent(
-        this.election, token, (holder != null) ? holder : this.election.candidate(), reason);
+        this.election,
+        token,
+        (holder != null) ? holder : this.election.candidate(),
+        reason,
+        interrupted);
   }
 
   private void publish(Object event) {

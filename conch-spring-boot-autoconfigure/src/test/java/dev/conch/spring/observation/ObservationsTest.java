@@ -88,7 +88,7 @@ class ObservationsTest {
               Seen up = hooks.seen.get(0);
               assertThat(up.observation).isNotNull();
               assertThat(up.observation.getContextView().getName()).isEqualTo("conch.hook");
-              assertThat(up.observation.getContextView().getLowCardinalityKeyValue("hook"))
+              assertThat(up.observation.getContextView().getLowCardinalityKeyValue("conch.hook"))
                   .extracting(KeyValue::getValue)
                   .isEqualTo("hooks.up()");
               assertThat(up.mdc).isEqualTo("conch.hook hooks.up()");
@@ -101,20 +101,20 @@ class ObservationsTest {
                       observation ->
                           observation
                               .hasNameEqualTo("conch.hook")
-                              .hasLowCardinalityKeyValue("office", "app")
-                              .hasLowCardinalityKeyValue("hook", "hooks.up()")
-                              .hasLowCardinalityKeyValue("transition", "acquired")
-                              .hasLowCardinalityKeyValue("reason", "none")
-                              .hasHighCardinalityKeyValue("token", Long.toString(token))
+                              .hasLowCardinalityKeyValue("conch.office", "app")
+                              .hasLowCardinalityKeyValue("conch.hook", "hooks.up()")
+                              .hasLowCardinalityKeyValue("conch.transition", "acquired")
+                              .hasLowCardinalityKeyValue("conch.reason", "none")
+                              .hasHighCardinalityKeyValue("conch.token", Long.toString(token))
                               .doesNotHaveParentObservation())
                   .hasAnObservation(
                       observation ->
                           observation
                               .hasNameEqualTo("conch.hook")
-                              .hasLowCardinalityKeyValue("hook", "hooks.down()")
-                              .hasLowCardinalityKeyValue("transition", "lost")
-                              .hasLowCardinalityKeyValue("reason", "key_deleted")
-                              .hasHighCardinalityKeyValue("token", Long.toString(token))
+                              .hasLowCardinalityKeyValue("conch.hook", "hooks.down()")
+                              .hasLowCardinalityKeyValue("conch.transition", "lost")
+                              .hasLowCardinalityKeyValue("conch.reason", "key_deleted")
+                              .hasHighCardinalityKeyValue("conch.token", Long.toString(token))
                               .doesNotHaveParentObservation());
             });
   }
@@ -136,7 +136,7 @@ class ObservationsTest {
                                   observation ->
                                       observation
                                           .hasNameEqualTo("conch.hook")
-                                          .hasLowCardinalityKeyValue("hook", "failing.up()")
+                                          .hasLowCardinalityKeyValue("conch.hook", "failing.up()")
                                           .hasError()));
             });
   }
@@ -163,10 +163,10 @@ class ObservationsTest {
                   .hasContextualNameEqualTo("leaderonly Job.run")
                   .hasLowCardinalityKeyValue("code.namespace", Job.class.getCanonicalName())
                   .hasLowCardinalityKeyValue("code.function", "run")
-                  .hasLowCardinalityKeyValue("office", "app")
+                  .hasLowCardinalityKeyValue("conch.office", "app")
                   .hasLowCardinalityKeyValue("outcome", "SUCCESS")
                   .hasLowCardinalityKeyValue("exception", "none")
-                  .hasHighCardinalityKeyValue("token", Long.toString(token))
+                  .hasHighCardinalityKeyValue("conch.token", Long.toString(token))
                   .hasBeenStopped();
             });
   }
@@ -192,10 +192,10 @@ class ObservationsTest {
                     .hasObservationWithNameEqualTo("conch.leaderonly")
                     .that()
                     .hasLowCardinalityKeyValue("code.function", "run")
-                    .hasLowCardinalityKeyValue("office", "app")
+                    .hasLowCardinalityKeyValue("conch.office", "app")
                     .hasLowCardinalityKeyValue("outcome", "SKIPPED")
                     .hasLowCardinalityKeyValue("exception", "none")
-                    .hasHighCardinalityKeyValue("token", "none")
+                    .hasHighCardinalityKeyValue("conch.token", "none")
                     .hasBeenStopped();
               });
     }
@@ -317,7 +317,7 @@ class ObservationsTest {
 
     @Override
     public void onScopeOpened(Observation.Context context) {
-      KeyValue hook = context.getLowCardinalityKeyValue("hook");
+      KeyValue hook = context.getLowCardinalityKeyValue("conch.hook");
       MDC.put("observation", context.getName() + ((hook != null) ? " " + hook.getValue() : ""));
     }
 

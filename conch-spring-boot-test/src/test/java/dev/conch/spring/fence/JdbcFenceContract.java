@@ -379,7 +379,11 @@ abstract class JdbcFenceContract {
 
   double count(String outcome) {
     Counter counter =
-        this.meters.find("conch.fence").tag("office", OFFICE).tag("outcome", outcome).counter();
+        this.meters
+            .find("conch.fence")
+            .tag("conch.office", OFFICE)
+            .tag("conch.outcome", outcome)
+            .counter();
     return (counter != null) ? counter.count() : 0;
   }
 

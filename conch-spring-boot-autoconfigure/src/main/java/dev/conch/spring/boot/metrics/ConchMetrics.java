@@ -10,11 +10,15 @@ import static dev.conch.spring.boot.metrics.ConchMeterDocumentation.TERM_INTERRU
 import static dev.conch.spring.boot.metrics.ConchMeterDocumentation.TRANSITIONS;
 
 import dev.conch.Election;
-import dev.conch.ElectionEvent;
+import dev.conch.LossReason;
 import dev.conch.etcd.EtcdSession;
+import dev.conch.spring.CampaigningEvent;
 import dev.conch.spring.Elections;
+import dev.conch.spring.LeadershipAcquiredEvent;
+import dev.conch.spring.LeadershipEvent;
+import dev.conch.spring.LeadershipLostEvent;
 import dev.conch.spring.OfficeMovedEvent;
-import dev.conch.spring.boot.metrics.ConchMeterDocumentation.KeyNames;
+import dev.conch.spring.observation.ConchKeyNames;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -22,43 +26,43 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Duration;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.event.ApplicationStartedEvent;
 import org.springframework.context.ApplicationEvent;
-import org.springframework.context.PayloadApplicationEvent;
 import org.springframework.context.event.GenericApplicationListener;
 import org.springframework.core.ResolvableType;
 
 /**
  * The Micrometer meters of conch, a {@link MeterBinder} (Spring Boot binds every {@code
- * MeterBinder} bean to the application's registry), tagged {@code office}: {@code conch.leader} (1
- * while leading, else 0), {@code conch.transitions} (by {@code kind}: acquired, lost, resigned,
- * transferred; losses by {@code reason}), {@code conch.term} (how long each term lasted), {@code
- * conch.campaign} (from joining or campaigning again to leading) and {@code conch.events.dropped}.
- * {@code conch.renewal.failures} counts the failed renewals of the one lease every office shares,
- * so it has no {@code office} tag; {@code conch.balance.moves} counts the offices this instance
- * handed to another member of its group, by {@code group} and {@code reason}. {@link
+ * MeterBinder} bean to the application's registry), tagged {@code conch.office}: {@code
+ * conch.leader} (1 while leading, else 0), {@code conch.transitions} (by {@code conch.kind}:
+ * acquired, lost, resigned, transferred; losses by {@code conch.reason}), {@code conch.term} (how
+ * long each term lasted), {@code conch.campaign} (from joining or campaigning again to leading),
+ * {@code conch.term.interrupted} and {@code conch.events.dropped}. {@code conch.renewal.failures}
+ * counts the failed renewals of the one lease every office shares, so it has no {@code
+ * conch.office} tag; {@code conch.balance.moves} counts the offices this instance handed to another
+ * member of its group, by {@code conch.group} and {@code conch.reason}. {@link
  * ConchMeterDocumentation} documents them.
  *
- * <p>Transitions are counted from the election events the context publishes; an office's meters are
- * registered with its first event, or when the application has started. It listens to those events
- * only, not to every event of the context.
+ * <p>Transitions are counted from the leadership events the context publishes ({@link
+ * CampaigningEvent}, {@link LeadershipAcquiredEvent}, {@link LeadershipLostEvent}, {@link
+ * OfficeMovedEvent}), the ones the application listens to; an office's meters are registered with
+ * its first event, or when the application has started. It listens to those events only, not to
+ * every event of the context.
  */
 public class ConchMetrics implements MeterBinder, GenericApplicationListener {
 
-  /** The value of the {@code reason} tag of transitions that are no loss. */
+  /** The value of the {@code conch.reason} tag of transitions that are no loss. */
   static final String NO_REASON = "none";
 
   private final Elections elections;
 
   private final @Nullable EtcdSession session;
 
-  private final List<MeterRegistry> registries = new CopyOnWriteArrayList<>();
+  private final BoundRegistries registries = new BoundRegistries();
 
   private final Map<String, OfficeMeters> offices = new ConcurrentHashMap<>();
 
@@ -84,15 +88,15 @@ public class ConchMetrics implements MeterBinder, GenericApplicationListener {
     this.offices.values().forEach(meters -> meters.registerIn(registry));
   }
 
-  /** Only conch's own events: the election events, the moves, and the application's start. */
+  /** Only conch's own events: campaigns, terms, moves, and the application's start. */
   @Override
   public boolean supportsEventType(ResolvableType eventType) {
-    if (ApplicationStartedEvent.class.isAssignableFrom(eventType.toClass())
-        || OfficeMovedEvent.class.isAssignableFrom(eventType.toClass())) {
-      return true;
-    }
-    ResolvableType payload = eventType.as(PayloadApplicationEvent.class).getGeneric();
-    return ElectionEvent.class.isAssignableFrom(payload.toClass());
+    Class<?> type = eventType.toClass();
+    return ApplicationStartedEvent.class.isAssignableFrom(type)
+        || OfficeMovedEvent.class.isAssignableFrom(type)
+        || CampaigningEvent.class.isAssignableFrom(type)
+        || LeadershipAcquiredEvent.class.isAssignableFrom(type)
+        || LeadershipLostEvent.class.isAssignableFrom(type);
   }
 
   @Override
@@ -101,11 +105,10 @@ public class ConchMetrics implements MeterBinder, GenericApplicationListener {
       this.elections.all().forEach(election -> meters(election.office()));
     } else if (event instanceof OfficeMovedEvent moved) {
       moved(moved);
-    } else if (event instanceof PayloadApplicationEvent<?> payload
-        && payload.getPayload() instanceof ElectionEvent electionEvent) {
-      OfficeMeters meters = meters(electionEvent.office());
+    } else if (event instanceof LeadershipEvent leadership) {
+      OfficeMeters meters = meters(leadership.getOffice());
       if (meters != null) {
-        meters.record(electionEvent);
+        meters.record(leadership);
       }
     }
   }
@@ -115,15 +118,14 @@ public class ConchMetrics implements MeterBinder, GenericApplicationListener {
    * office and reason that counts one or two moves each.
    */
   private void moved(OfficeMovedEvent event) {
-    String reason = event.getReason().name().toLowerCase(Locale.ROOT);
-    for (MeterRegistry registry : this.registries) {
-      Counter.builder(BALANCE_MOVES.getName())
-          .description(BALANCE_MOVES.getDescription())
-          .tag(KeyNames.GROUP.asString(), event.getGroup())
-          .tag(KeyNames.MOVE_REASON.asString(), reason)
-          .register(registry)
-          .increment();
-    }
+    this.registries.increment(
+        Counter.builder(BALANCE_MOVES.getName())
+            .description(BALANCE_MOVES.getDescription())
+            .tag(ConchKeyNames.GROUP.asString(), event.getGroup())
+            .tag(
+                ConchKeyNames.MOVE_REASON.asString(),
+                event.getReason().name().toLowerCase(Locale.ROOT)),
+        1);
   }
 
   private @Nullable OfficeMeters meters(String office) {
@@ -156,22 +158,24 @@ public class ConchMetrics implements MeterBinder, GenericApplicationListener {
     void registerIn(MeterRegistry registry) {
       Gauge.builder(LEADER.getName(), this.election, e -> e.isLeader() ? 1 : 0)
           .description(LEADER.getDescription())
-          .tag(KeyNames.OFFICE.asString(), this.office)
+          .tag(ConchKeyNames.OFFICE.asString(), this.office)
           .register(registry);
       FunctionCounter.builder(EVENTS_DROPPED.getName(), this.election, Election::droppedEvents)
           .description(EVENTS_DROPPED.getDescription())
-          .tag(KeyNames.OFFICE.asString(), this.office)
+          .tag(ConchKeyNames.OFFICE.asString(), this.office)
           .register(registry);
       // Registered before the first campaign ends, so that it reads 0 rather than nothing.
       campaign(registry);
     }
 
-    void record(ElectionEvent event) {
-      if (event instanceof ElectionEvent.Joined || event instanceof ElectionEvent.Campaigning) {
-        if (this.campaignStart < 0) {
+    void record(LeadershipEvent event) {
+      if (event instanceof CampaigningEvent campaigning) {
+        // A campaign goes on from the first since joining or since the last term: one left
+        // before it won (the context stopped) ends with the next join.
+        if (this.campaignStart < 0 || campaigning.isJoined()) {
           this.campaignStart = System.nanoTime();
         }
-      } else if (event instanceof ElectionEvent.Leading) {
+      } else if (event instanceof LeadershipAcquiredEvent) {
         long now = System.nanoTime();
         if (this.campaignStart >= 0) {
           Duration campaign = Duration.ofNanos(now - this.campaignStart);
@@ -180,38 +184,32 @@ public class ConchMetrics implements MeterBinder, GenericApplicationListener {
         }
         this.termStart = now;
         transition("acquired", NO_REASON);
-      } else if (event instanceof ElectionEvent.Lost lost) {
-        String reason = lost.reason().name().toLowerCase(Locale.ROOT);
-        termEnded("lost", reason);
-        transition("lost", reason);
-      } else if (event instanceof ElectionEvent.WorkInterrupted interrupted) {
-        for (String work : interrupted.work()) {
-          for (MeterRegistry registry : ConchMetrics.this.registries) {
-            Counter.builder(TERM_INTERRUPTED.getName())
-                .description(TERM_INTERRUPTED.getDescription())
-                .tag(KeyNames.OFFICE.asString(), this.office)
-                .tag(KeyNames.WORK.asString(), work)
-                .register(registry)
-                .increment();
-          }
+      } else if (event instanceof LeadershipLostEvent lost) {
+        for (String work : lost.getInterruptedWork()) {
+          ConchMetrics.this.registries.increment(
+              Counter.builder(TERM_INTERRUPTED.getName())
+                  .description(TERM_INTERRUPTED.getDescription())
+                  .tag(ConchKeyNames.OFFICE.asString(), this.office)
+                  .tag(ConchKeyNames.WORK.asString(), work),
+              1);
         }
-      } else if (event instanceof ElectionEvent.Transferred) {
-        termEnded("transferred", NO_REASON);
-        transition("transferred", NO_REASON);
-      } else if (event instanceof ElectionEvent.Resigned resigned) {
-        // A campaign left before it won is no transition, and no campaign to time.
-        this.campaignStart = -1;
-        if (resigned.token() > 0) {
-          termEnded("resigned", NO_REASON);
-          transition("resigned", NO_REASON);
-        }
+        LossReason reason = lost.getReason();
+        String kind =
+            switch (reason) {
+              case RESIGNED -> "resigned";
+              case TRANSFERRED -> "transferred";
+              default -> "lost";
+            };
+        String why = kind.equals("lost") ? reason.name().toLowerCase(Locale.ROOT) : NO_REASON;
+        termEnded(kind, why);
+        transition(kind, why);
       }
     }
 
     private Timer campaign(MeterRegistry registry) {
       return Timer.builder(CAMPAIGN.getName())
           .description(CAMPAIGN.getDescription())
-          .tag(KeyNames.OFFICE.asString(), this.office)
+          .tag(ConchKeyNames.OFFICE.asString(), this.office)
           .register(registry);
     }
 
@@ -221,30 +219,28 @@ public class ConchMetrics implements MeterBinder, GenericApplicationListener {
       }
       Duration term = Duration.ofNanos(System.nanoTime() - this.termStart);
       this.termStart = -1;
-      for (MeterRegistry registry : ConchMetrics.this.registries) {
-        Timer.builder(TERM.getName())
-            .description(TERM.getDescription())
-            .tags(tags(kind, reason))
-            .register(registry)
-            .record(term);
-      }
+      ConchMetrics.this.registries.forEach(
+          registry ->
+              Timer.builder(TERM.getName())
+                  .description(TERM.getDescription())
+                  .tags(tags(kind, reason))
+                  .register(registry)
+                  .record(term));
     }
 
     private void transition(String kind, String reason) {
-      for (MeterRegistry registry : ConchMetrics.this.registries) {
-        Counter.builder(TRANSITIONS.getName())
-            .description(TRANSITIONS.getDescription())
-            .tags(tags(kind, reason))
-            .register(registry)
-            .increment();
-      }
+      ConchMetrics.this.registries.increment(
+          Counter.builder(TRANSITIONS.getName())
+              .description(TRANSITIONS.getDescription())
+              .tags(tags(kind, reason)),
+          1);
     }
 
     private String[] tags(String kind, String reason) {
       return new String[] {
-        KeyNames.OFFICE.asString(), this.office,
-        KeyNames.KIND.asString(), kind,
-        KeyNames.REASON.asString(), reason
+        ConchKeyNames.OFFICE.asString(), this.office,
+        ConchKeyNames.KIND.asString(), kind,
+        ConchKeyNames.REASON.asString(), reason
       };
     }
   }

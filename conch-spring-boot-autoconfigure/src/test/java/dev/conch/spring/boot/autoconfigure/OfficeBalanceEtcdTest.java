@@ -157,12 +157,16 @@ class OfficeBalanceEtcdTest {
   }
 
   /**
-   * {@code conch.balance.moves} of {@code group} and {@code reason}, as the metrics endpoint says.
+   * {@code conch.balance.moves} of {@code conch.group} and {@code conch.reason}, as the metrics
+   * endpoint says.
    */
   private static double counted(Instance instance, String group, String reason) {
     Response response =
         instance.app.get(
-            "/actuator/metrics/conch.balance.moves?tag=group:" + group + "&tag=reason:" + reason);
+            "/actuator/metrics/conch.balance.moves?tag=conch.group:"
+                + group
+                + "&tag=conch.reason:"
+                + reason);
     if (response.status() != 200) {
       return 0;
     }

@@ -2,8 +2,7 @@ package dev.conch.spring.boot.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.conch.spring.observation.HookObservationDocumentation;
-import dev.conch.spring.observation.LeaderOnlyObservationDocumentation;
+import dev.conch.spring.observation.ConchObservationDocumentation;
 import io.micrometer.common.docs.KeyName;
 import io.micrometer.observation.docs.ObservationDocumentation;
 import java.io.IOException;
@@ -35,8 +34,8 @@ class ObservabilityReadmeTest {
   @Test
   void observationsTableListsEveryObservationAndKeyOfTheDocumentation() throws IOException {
     List<String> expected = new ArrayList<>();
-    observation(expected, "conch.hook", HookObservationDocumentation.HOOK);
-    observation(expected, "conch.leaderonly", LeaderOnlyObservationDocumentation.LEADER_ONLY);
+    observation(expected, "conch.hook", ConchObservationDocumentation.HOOK);
+    observation(expected, "conch.leaderonly", ConchObservationDocumentation.LEADER_ONLY);
     assertTable(OBSERVATIONS, expected);
   }
 

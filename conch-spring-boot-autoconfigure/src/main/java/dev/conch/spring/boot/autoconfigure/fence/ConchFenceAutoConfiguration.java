@@ -47,6 +47,7 @@ import org.springframework.transaction.PlatformTransactionManager;
       "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
       "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration",
       "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
+      "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
       "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"
     })
 @ConditionalOnClass({
@@ -145,7 +146,7 @@ public final class ConchFenceAutoConfiguration {
     }
   }
 
-  /** The {@code conch.fence} meter. */
+  /** The {@code conch.fence} meter: a {@code MeterBinder} Boot binds to its registries. */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(MeterRegistry.class)
   @ConditionalOnBean(MeterRegistry.class)
@@ -153,8 +154,8 @@ public final class ConchFenceAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    FenceMetrics conchFenceMetrics(MeterRegistry meterRegistry) {
-      return new FenceMetrics(meterRegistry);
+    FenceMetrics conchFenceMetrics() {
+      return new FenceMetrics();
     }
   }
 

@@ -1,42 +1,47 @@
 package dev.conch.spring.boot.autoconfigure.fence;
 
+import static dev.conch.spring.boot.metrics.ConchMeterDocumentation.FENCE;
+
 import dev.conch.jdbc.StaleTokenException;
-import dev.conch.spring.boot.metrics.ConchMeterDocumentation;
-import dev.conch.spring.boot.metrics.ConchMeterDocumentation.KeyNames;
+import dev.conch.spring.boot.metrics.BoundRegistries;
 import dev.conch.spring.fence.FenceListener;
+import dev.conch.spring.observation.ConchKeyNames;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 
 /**
- * Counts fenced transactions in {@code conch.fence}, tagged {@code office} and {@code outcome}:
- * {@code passed} when a transaction that passed the fence committed, {@code stale} when the fence
- * refused a stale token (the transaction rolled back). Documented by {@link
- * ConchMeterDocumentation#FENCE}.
+ * Counts fenced transactions in {@code conch.fence}, tagged {@code conch.office} and {@code
+ * conch.outcome}: {@code passed} when a transaction that passed the fence committed, {@code stale}
+ * when the fence refused a stale token (the transaction rolled back). A {@link MeterBinder}, which
+ * Spring Boot binds to the application's registries. Documented by {@link
+ * dev.conch.spring.boot.metrics.ConchMeterDocumentation#FENCE}.
  */
-public class FenceMetrics implements FenceListener {
+public class FenceMetrics implements FenceListener, MeterBinder {
 
-  private final MeterRegistry registry;
+  private final BoundRegistries registries = new BoundRegistries();
 
-  /** Counts in {@code registry}. */
-  public FenceMetrics(MeterRegistry registry) {
-    this.registry = registry;
+  @Override
+  public void bindTo(MeterRegistry registry) {
+    this.registries.add(registry);
   }
 
   @Override
   public void committed(String office, long token) {
-    counter(office, "passed").increment();
+    count(office, "passed");
   }
 
   @Override
   public void refused(StaleTokenException refusal) {
-    counter(refusal.office(), "stale").increment();
+    count(refusal.office(), "stale");
   }
 
-  private Counter counter(String office, String outcome) {
-    return Counter.builder(ConchMeterDocumentation.FENCE.getName())
-        .description(ConchMeterDocumentation.FENCE.getDescription())
-        .tag(KeyNames.OFFICE.asString(), office)
-        .tag(KeyNames.FENCE_OUTCOME.asString(), outcome)
-        .register(this.registry);
+  private void count(String office, String outcome) {
+    this.registries.increment(
+        Counter.builder(FENCE.getName())
+            .description(FENCE.getDescription())
+            .tag(ConchKeyNames.OFFICE.asString(), office)
+            .tag(ConchKeyNames.FENCE_OUTCOME.asString(), outcome),
+        1);
   }
 }

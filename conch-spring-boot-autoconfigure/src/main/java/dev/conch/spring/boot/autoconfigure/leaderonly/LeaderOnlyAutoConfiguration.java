@@ -11,6 +11,7 @@ import dev.conch.spring.leaderonly.InMemoryJobRecords;
 import dev.conch.spring.leaderonly.JobRecords;
 import dev.conch.spring.leaderonly.LeaderOnly;
 import dev.conch.spring.leaderonly.LeaderOnlyAnnotationBeanPostProcessor;
+import dev.conch.spring.leaderonly.LeaderOnlyFirings;
 import dev.conch.spring.leaderonly.LeaderOnlyJobs;
 import dev.conch.spring.leaderonly.LeaderOnlyTasks;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -20,18 +21,22 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * {@link EnableAutoConfiguration Auto-configuration} for {@link LeaderOnly @LeaderOnly} methods:
- * the post-processor that guards them, their meter when the application has a {@link
- * MeterRegistry}, and the records of their {@code @Scheduled} firings: in etcd next to the offices,
- * or in memory beside the in-memory offices; and the {@link LeaderOnlyTasks} bean, which guards
- * tasks built at run time by the same means.
+ * the post-processor that guards them, the records of their {@code @Scheduled} firings (in etcd
+ * next to the offices, or in memory beside the in-memory offices) and the counter of those firings
+ * when the application has a {@link MeterRegistry}; and the {@link LeaderOnlyTasks} bean, which
+ * guards tasks built at run time by the same means. Each call's timer is Boot's, made of its
+ * observation.
  */
 @AutoConfiguration(
     after = ConchAutoConfiguration.class,
-    afterName =
-        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
+    afterName = {
+      "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+      "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"
+    })
 @ConditionalOnClass(Election.class)
 @ConditionalOnBean(Elections.class)
 public final class LeaderOnlyAutoConfiguration {
@@ -68,5 +73,18 @@ public final class LeaderOnlyAutoConfiguration {
   InMemoryJobRecords conchInMemoryJobRecords(LocalOffices localOffices) {
     return new InMemoryJobRecords(
         office -> localOffices.leader(office).map(Holder::rev).orElse(0L));
+  }
+
+  /** The {@code conch.leaderonly.firings} counter: a {@code MeterBinder} Boot binds. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(MeterRegistry.class)
+  @ConditionalOnBean(MeterRegistry.class)
+  static class FiringsMetricsConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    LeaderOnlyFirings conchLeaderOnlyFirings(LeaderOnlyJobs conchLeaderOnlyJobs) {
+      return new LeaderOnlyFirings(conchLeaderOnlyJobs);
+    }
   }
 }

@@ -230,8 +230,8 @@ class ConchEndpointHttpTest {
       assertThat(gauge(a, "conch.leader", office)).isEqualTo(0.0);
       await()
           .atMost(WAIT)
-          .until(() -> gauge(a, "conch.transitions", office, "kind:transferred") == 1.0);
-      assertThat(gauge(b, "conch.transitions", office, "kind:acquired")).isEqualTo(1.0);
+          .until(() -> gauge(a, "conch.transitions", office, "conch.kind:transferred") == 1.0);
+      assertThat(gauge(b, "conch.transitions", office, "conch.kind:acquired")).isEqualTo(1.0);
       assertThat(gauge(b, "conch.campaign", office)).isEqualTo(1.0);
 
       await().atMost(WAIT).until(() -> state(a, office).equals("FOLLOWING"));
@@ -315,7 +315,8 @@ class ConchEndpointHttpTest {
 
   /** The first measurement of a meter of {@code office}, through the metrics endpoint. */
   static double gauge(RunningApp app, String meter, String office, String... tags) {
-    StringBuilder path = new StringBuilder("/actuator/metrics/" + meter + "?tag=office:" + office);
+    StringBuilder path =
+        new StringBuilder("/actuator/metrics/" + meter + "?tag=conch.office:" + office);
     for (String tag : tags) {
       path.append("&tag=").append(tag);
     }

@@ -15,6 +15,7 @@ import dev.conch.spring.fence.InvalidFencedMethodException;
 import dev.conch.spring.fence.LeadershipTerms;
 import dev.conch.spring.fence.TransactionFence;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,6 +29,9 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -266,6 +270,32 @@ class ConchFenceAutoConfigurationTest {
     this.contextRunner
         .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
         .run(context -> assertThat(context).hasSingleBean(FenceMetrics.class));
+  }
+
+  @Test
+  void fenceMeterIsAMeterBinderBootBindsToTheRegistryItCreates() {
+    this.contextRunner
+        .withConfiguration(
+            AutoConfigurations.of(
+                MetricsAutoConfiguration.class,
+                SimpleMetricsExportAutoConfiguration.class,
+                CompositeMeterRegistryAutoConfiguration.class))
+        .run(
+            context -> {
+              assertThat(context).getBean(FenceMetrics.class).isInstanceOf(MeterBinder.class);
+              MeterRegistry registry = context.getBean(MeterRegistry.class);
+              assertThat(registry).isInstanceOf(SimpleMeterRegistry.class);
+
+              context.getBean(FenceMetrics.class).committed("reports", 7);
+
+              assertThat(
+                      registry
+                          .get("conch.fence")
+                          .tags("conch.office", "reports", "conch.outcome", "passed")
+                          .counter()
+                          .count())
+                  .isEqualTo(1);
+            });
   }
 
   @Test

@@ -7,14 +7,21 @@ import dev.conch.Election;
 import dev.conch.ElectionOptions;
 import dev.conch.local.LocalOffices;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
+import dev.conch.spring.boot.autoconfigure.metrics.ConchMetricsAutoConfiguration;
 import dev.conch.spring.leaderonly.LeaderOnly;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -25,7 +32,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 /**
  * Each {@link LeaderOnly @LeaderOnly} call is counted once when the application has both a {@code
  * MeterRegistry} and an {@code ObservationRegistry} (Boot's, whose meter handler makes a timer of
- * each observation): the observation is the only record of the call, skipped calls included.
+ * each observation): the observation is the only record of the call, skipped calls included. The
+ * starter records no timer of its own: without an {@code ObservationRegistry} there is none.
  */
 @Timeout(60)
 class LeaderOnlyMetersTest {
@@ -36,11 +44,14 @@ class LeaderOnlyMetersTest {
 
   private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
-  private final ApplicationContextRunner contextRunner =
+  /**
+   * Boot's metrics without its observations: a {@code MeterRegistry} and no {@code
+   * ObservationRegistry}.
+   */
+  private final ApplicationContextRunner metricsOnly =
       new ApplicationContextRunner()
           .withConfiguration(
               AutoConfigurations.of(
-                  ObservationAutoConfiguration.class,
                   MetricsAutoConfiguration.class,
                   ConchAutoConfiguration.class,
                   LeaderOnlyAutoConfiguration.class))
@@ -48,6 +59,10 @@ class LeaderOnlyMetersTest {
           .withBean(LocalOffices.class, () -> this.offices)
           .withBean(MeterRegistry.class, () -> this.meters)
           .withBean(Job.class);
+
+  /** As a Boot application has them: metrics with observations. */
+  private final ApplicationContextRunner contextRunner =
+      this.metricsOnly.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class));
 
   @Test
   void aCallThatRunsIsCountedOnce() {
@@ -80,6 +95,73 @@ class LeaderOnlyMetersTest {
     }
   }
 
+  @Test
+  void withoutAnObservationRegistryTheStarterRecordsNoTimerOfItsOwn() {
+    this.metricsOnly.run(
+        context -> {
+          assertThat(context).doesNotHaveBean(ObservationRegistry.class);
+          assertThat(context.getBean(Election.class).awaitLeadership(WAIT)).isTrue();
+
+          assertThat(context.getBean(Job.class).run()).isEqualTo("ran");
+
+          assertThat(this.meters.find("conch.leaderonly").meters()).isEmpty();
+        });
+  }
+
+  @Test
+  void theTimerHasTheObservationsLowCardinalityKeysWithConchsPrefixed() {
+    this.contextRunner.run(
+        context -> {
+          assertThat(context.getBean(Election.class).awaitLeadership(WAIT)).isTrue();
+
+          context.getBean(Job.class).run();
+
+          assertThat(this.meters.get("conch.leaderonly").timer().getId().getTags())
+              .extracting(Tag::getKey)
+              .contains("code.namespace", "code.function", "conch.office", "outcome", "exception")
+              .doesNotContain("office", "conch.token");
+        });
+  }
+
+  @Test
+  void aCallItsTermInterruptedIsCountedFromTheLeadershipLostEvent() {
+    this.contextRunner
+        .withConfiguration(AutoConfigurations.of(ConchMetricsAutoConfiguration.class))
+        .withBean(LeaderOnlyTest.LongJob.class)
+        .run(
+            context -> {
+              Election election = context.getBean(Election.class);
+              assertThat(election.awaitLeadership(WAIT)).isTrue();
+              LeaderOnlyTest.LongJob job = context.getBean(LeaderOnlyTest.LongJob.class);
+              ExecutorService caller = Executors.newSingleThreadExecutor();
+              try {
+                Future<String> result = caller.submit(job::run);
+                assertThat(job.started().await(10, TimeUnit.SECONDS)).isTrue();
+
+                // The lease is gone: the term's stop interrupts the call at once.
+                this.offices.revoke("app");
+
+                assertThat(result.get(10, TimeUnit.SECONDS)).startsWith("interrupted");
+                await()
+                    .atMost(WAIT)
+                    .untilAsserted(
+                        () ->
+                            assertThat(this.meters.find("conch.term.interrupted").counters())
+                                .singleElement()
+                                .satisfies(
+                                    counter -> {
+                                      assertThat(counter.getId().getTag("conch.office"))
+                                          .isEqualTo("app");
+                                      assertThat(counter.getId().getTag("conch.work"))
+                                          .endsWith("run()");
+                                      assertThat(counter.count()).isEqualTo(1);
+                                    }));
+              } finally {
+                caller.shutdownNow();
+              }
+            });
+  }
+
   /** What every counter and timer of a {@code conch.leaderonly} name adds up to. */
   private double countedCalls() {
     double total = 0;
@@ -102,7 +184,7 @@ class LeaderOnlyMetersTest {
     Timer timer =
         this.meters
             .find("conch.leaderonly")
-            .tags("office", "app", "code.function", "run", "outcome", outcome)
+            .tags("conch.office", "app", "code.function", "run", "outcome", outcome)
             .timer();
     return (timer != null) ? timer.count() : 0;
   }

@@ -68,10 +68,10 @@ class LeaderOnlyTasksObservationsTest {
               .hasContextualNameEqualTo("leaderonly nightly-export")
               .hasLowCardinalityKeyValue("code.namespace", "none")
               .hasLowCardinalityKeyValue("code.function", "nightly-export")
-              .hasLowCardinalityKeyValue("office", "app")
+              .hasLowCardinalityKeyValue("conch.office", "app")
               .hasLowCardinalityKeyValue("outcome", "SUCCESS")
               .hasLowCardinalityKeyValue("exception", "none")
-              .hasHighCardinalityKeyValue("token", Long.toString(token))
+              .hasHighCardinalityKeyValue("conch.token", Long.toString(token))
               .hasBeenStopped();
         });
   }
@@ -96,9 +96,9 @@ class LeaderOnlyTasksObservationsTest {
                 .that()
                 .hasLowCardinalityKeyValue("code.namespace", "none")
                 .hasLowCardinalityKeyValue("code.function", "nightly-export")
-                .hasLowCardinalityKeyValue("office", "app")
+                .hasLowCardinalityKeyValue("conch.office", "app")
                 .hasLowCardinalityKeyValue("outcome", "SKIPPED")
-                .hasHighCardinalityKeyValue("token", "none")
+                .hasHighCardinalityKeyValue("conch.token", "none")
                 .hasBeenStopped();
           });
     }

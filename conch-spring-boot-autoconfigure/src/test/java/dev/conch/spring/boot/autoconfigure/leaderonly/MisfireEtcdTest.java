@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -56,7 +57,9 @@ class MisfireEtcdTest {
       new ApplicationContextRunner()
           .withConfiguration(
               AutoConfigurations.of(
-                  ConchAutoConfiguration.class, LeaderOnlyAutoConfiguration.class))
+                  MetricsAutoConfiguration.class,
+                  ConchAutoConfiguration.class,
+                  LeaderOnlyAutoConfiguration.class))
           .withUserConfiguration(Jobs.class)
           .withPropertyValues("conch.ttl=3s", "conch.etcd.timeout=1s");
 
@@ -206,7 +209,7 @@ class MisfireEtcdTest {
         context
             .getBean(MeterRegistry.class)
             .find("conch.leaderonly.firings")
-            .tags("office", office, "outcome", outcome)
+            .tags("conch.office", office, "conch.outcome", outcome)
             .counter();
     return (counter != null) ? counter.count() : 0;
   }

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
@@ -51,7 +52,9 @@ class MisfirePolicyTest {
       new ApplicationContextRunner()
           .withConfiguration(
               AutoConfigurations.of(
-                  ConchAutoConfiguration.class, LeaderOnlyAutoConfiguration.class))
+                  MetricsAutoConfiguration.class,
+                  ConchAutoConfiguration.class,
+                  LeaderOnlyAutoConfiguration.class))
           .withPropertyValues("conch.standalone=true", "spring.application.name=" + OFFICE)
           .withBean(LocalOffices.class, () -> this.offices)
           .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
@@ -249,7 +252,7 @@ class MisfirePolicyTest {
         context
             .getBean(MeterRegistry.class)
             .find("conch.leaderonly.firings")
-            .tags("office", OFFICE, "outcome", outcome)
+            .tags("conch.office", OFFICE, "conch.outcome", outcome)
             .counter();
     return (counter != null) ? counter.count() : 0;
   }

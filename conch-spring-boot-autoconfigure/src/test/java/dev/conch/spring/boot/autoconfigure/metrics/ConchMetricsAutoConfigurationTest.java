@@ -5,24 +5,35 @@ import static org.awaitility.Awaitility.await;
 
 import dev.conch.Election;
 import dev.conch.ElectionEvent;
+import dev.conch.ElectionOptions;
+import dev.conch.LossReason;
 import dev.conch.local.LocalOffices;
+import dev.conch.spring.CampaigningEvent;
+import dev.conch.spring.Elections;
+import dev.conch.spring.LeadershipAcquiredEvent;
+import dev.conch.spring.LeadershipLostEvent;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import dev.conch.spring.boot.metrics.ConchMeterDocumentation;
 import dev.conch.spring.boot.metrics.ConchMetrics;
+import dev.conch.spring.observation.ConchObservationDocumentation;
 import io.micrometer.common.docs.KeyName;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.docs.ObservationDocumentation;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.event.ApplicationStartedEvent;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
@@ -38,6 +49,7 @@ import org.springframework.core.ResolvableType;
  * in-memory office, and that every meter it registers is the one {@link ConchMeterDocumentation}
  * documents.
  */
+@Timeout(60)
 class ConchMetricsAutoConfigurationTest {
 
   private final ApplicationContextRunner contextRunner =
@@ -79,15 +91,17 @@ class ConchMetricsAutoConfigurationTest {
               await()
                   .atMost(Duration.ofSeconds(10))
                   .until(() -> count(registry, "acquired", "none") == 1);
-              assertThat(registry.get("conch.leader").tag("office", "billing").gauge().value())
+              assertThat(
+                      registry.get("conch.leader").tag("conch.office", "billing").gauge().value())
                   .isEqualTo(1);
-              assertThat(registry.get("conch.campaign").tag("office", "billing").timer().count())
+              assertThat(
+                      registry.get("conch.campaign").tag("conch.office", "billing").timer().count())
                   .isEqualTo(1);
               // A counter: it only grows.
               assertThat(
                       registry
                           .get("conch.events.dropped")
-                          .tag("office", "billing")
+                          .tag("conch.office", "billing")
                           .functionCounter()
                           .count())
                   .isZero();
@@ -97,12 +111,19 @@ class ConchMetricsAutoConfigurationTest {
               await()
                   .atMost(Duration.ofSeconds(10))
                   .until(() -> count(registry, "resigned", "none") == 1);
-              assertThat(registry.get("conch.leader").tag("office", "billing").gauge().value())
+              assertThat(
+                      registry.get("conch.leader").tag("conch.office", "billing").gauge().value())
                   .isZero();
               assertThat(
                       registry
                           .get("conch.term")
-                          .tags("office", "billing", "kind", "resigned", "reason", "none")
+                          .tags(
+                              "conch.office",
+                              "billing",
+                              "conch.kind",
+                              "resigned",
+                              "conch.reason",
+                              "none")
                           .timer()
                           .count())
                   .isEqualTo(1);
@@ -121,7 +142,9 @@ class ConchMetricsAutoConfigurationTest {
               await()
                   .atMost(Duration.ofSeconds(10))
                   .until(
-                      () -> registry.find("conch.leader").tag("office", "billing").gauge() != null);
+                      () ->
+                          registry.find("conch.leader").tag("conch.office", "billing").gauge()
+                              != null);
             });
   }
 
@@ -154,8 +177,8 @@ class ConchMetricsAutoConfigurationTest {
                           assertThat(
                                   registry
                                       .get("conch.term")
-                                      .tags("office", "billing", "kind", "lost")
-                                      .tag("reason", "key_deleted")
+                                      .tags("conch.office", "billing", "conch.kind", "lost")
+                                      .tag("conch.reason", "key_deleted")
                                       .timer()
                                       .count())
                               .isEqualTo(1));
@@ -213,27 +236,100 @@ class ConchMetricsAutoConfigurationTest {
   }
 
   @Test
-  void metricsListenToConchsEventsOnly() {
+  void metricsListenToTheLeadershipEventsOnlyNotToTheRawElectionEvents() {
     this.contextRunner
         .withBean(SimpleMeterRegistry.class)
         .run(
             context -> {
               ConchMetrics metrics = context.getBean(ConchMetrics.class);
-              ElectionEvent joined = new ElectionEvent.Joined("billing");
+              Election election = context.getBean(Election.class);
+              assertThat(supports(metrics, new CampaigningEvent(election, true))).isTrue();
               assertThat(
-                      metrics.supportsEventType(
-                          typeOf(new PayloadApplicationEvent<>(this, joined))))
+                      supports(
+                          metrics, new LeadershipAcquiredEvent(election, 1, election.candidate())))
+                  .isTrue();
+              assertThat(
+                      supports(
+                          metrics,
+                          new LeadershipLostEvent(
+                              election, 1, election.candidate(), LossReason.RESIGNED)))
                   .isTrue();
               assertThat(
                       metrics.supportsEventType(
                           ResolvableType.forClass(ApplicationStartedEvent.class)))
                   .isTrue();
-              assertThat(metrics.supportsEventType(typeOf(new ContextRefreshedEvent(context))))
-                  .isFalse();
+              assertThat(supports(metrics, new ContextRefreshedEvent(context))).isFalse();
               assertThat(
-                      metrics.supportsEventType(typeOf(new PayloadApplicationEvent<>(this, "x"))))
+                      supports(
+                          metrics,
+                          new PayloadApplicationEvent<>(this, new ElectionEvent.Joined("billing"))))
                   .isFalse();
+              assertThat(supports(metrics, new PayloadApplicationEvent<>(this, "x"))).isFalse();
             });
+  }
+
+  @Test
+  void transitionsTermsCampaignsAndInterruptedWorkComeFromTheLeadershipEvents() {
+    // An election never started: only the events below tell the meters of it.
+    try (Election reports =
+        new LocalOffices().election(ElectionOptions.builder("reports").build())) {
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
+      ConchMetrics metrics = new ConchMetrics(new Elections(List.of(reports), null), null);
+      metrics.bindTo(registry);
+
+      metrics.onApplicationEvent(new CampaigningEvent(reports, true));
+      metrics.onApplicationEvent(new LeadershipAcquiredEvent(reports, 42, reports.candidate()));
+      metrics.onApplicationEvent(
+          new LeadershipLostEvent(
+              reports,
+              42,
+              reports.candidate(),
+              LossReason.LEASE_EXPIRED,
+              List.of("Reports.nightly()")));
+      metrics.onApplicationEvent(new CampaigningEvent(reports, false));
+      metrics.onApplicationEvent(new LeadershipAcquiredEvent(reports, 43, reports.candidate()));
+      metrics.onApplicationEvent(
+          new LeadershipLostEvent(reports, 43, reports.candidate(), LossReason.TRANSFERRED));
+
+      assertThat(count(registry, "reports", "acquired", "none")).isEqualTo(2);
+      assertThat(count(registry, "reports", "lost", "lease_expired")).isEqualTo(1);
+      assertThat(count(registry, "reports", "transferred", "none")).isEqualTo(1);
+      assertThat(
+              registry
+                  .get("conch.term")
+                  .tags("conch.office", "reports", "conch.kind", "lost")
+                  .tag("conch.reason", "lease_expired")
+                  .timer()
+                  .count())
+          .isEqualTo(1);
+      assertThat(
+              registry
+                  .get("conch.term.interrupted")
+                  .tags("conch.office", "reports", "conch.work", "Reports.nightly()")
+                  .counter()
+                  .count())
+          .isEqualTo(1);
+      assertThat(registry.get("conch.campaign").tag("conch.office", "reports").timer().count())
+          .isEqualTo(2);
+    }
+  }
+
+  @Test
+  void everyTagKeyOfConchStartsWithItsNamespaceButSpringsOwn() {
+    Set<String> springs = Set.of("code.namespace", "code.function", "outcome", "exception");
+    List<KeyName> keys = new ArrayList<>();
+    for (ConchMeterDocumentation meter : ConchMeterDocumentation.values()) {
+      keys.addAll(Arrays.asList(meter.getKeyNames()));
+    }
+    for (ObservationDocumentation observation : ConchObservationDocumentation.values()) {
+      keys.addAll(Arrays.asList(observation.getLowCardinalityKeyNames()));
+      keys.addAll(Arrays.asList(observation.getHighCardinalityKeyNames()));
+    }
+    assertThat(keys)
+        .extracting(KeyName::asString)
+        .filteredOn(key -> !springs.contains(key))
+        .isNotEmpty()
+        .allSatisfy(key -> assertThat(key).startsWith("conch."));
   }
 
   @Test
@@ -249,17 +345,22 @@ class ConchMetricsAutoConfigurationTest {
                     .satisfies(meter -> assertThat(meter.getId().getTags()).isEmpty()));
   }
 
-  private static ResolvableType typeOf(ApplicationEvent event) {
-    return (event instanceof PayloadApplicationEvent<?> payload)
-        ? payload.getResolvableType()
-        : ResolvableType.forInstance(event);
+  private static boolean supports(ConchMetrics metrics, ApplicationEvent event) {
+    return metrics.supportsEventType(
+        (event instanceof PayloadApplicationEvent<?> payload)
+            ? payload.getResolvableType()
+            : ResolvableType.forInstance(event));
   }
 
   private static double count(MeterRegistry registry, String kind, String reason) {
+    return count(registry, "billing", kind, reason);
+  }
+
+  private static double count(MeterRegistry registry, String office, String kind, String reason) {
     var counter =
         registry
             .find("conch.transitions")
-            .tags("office", "billing", "kind", kind, "reason", reason)
+            .tags("conch.office", office, "conch.kind", kind, "conch.reason", reason)
             .counter();
     return (counter != null) ? counter.count() : 0;
   }
