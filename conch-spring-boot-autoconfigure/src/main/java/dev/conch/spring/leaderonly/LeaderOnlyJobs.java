@@ -12,9 +12,9 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -23,7 +23,11 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.DisposableBean;
-import org.springframework.context.ApplicationListener;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.ApplicationContextAware;
+import org.springframework.context.ApplicationEvent;
+import org.springframework.context.event.ContextRefreshedEvent;
+import org.springframework.context.event.SmartApplicationListener;
 import org.springframework.util.ReflectionUtils;
 
 /**
@@ -31,9 +35,15 @@ import org.springframework.util.ReflectionUtils;
  * in the job's record before it runs and records how it ended, and, when this instance starts
  * leading an office (after its acquire hooks), finds the firings of the office's jobs that nobody
  * ran and applies each job's {@link LeaderOnly#misfire()} policy ({@link MisfireRecovery}).
+ *
+ * <p>A job's schedule is the one Spring holds ({@link HeldSchedules}), read no earlier than when
+ * Spring scheduled it: at the job's first firing, or when the context has refreshed (Spring
+ * schedules its tasks on the {@link ContextRefreshedEvent}), which also refuses a misfire policy on
+ * a method Spring holds no single schedule for. A term won before then looks for missed firings
+ * once the context has refreshed.
  */
 public final class LeaderOnlyJobs
-    implements ApplicationListener<LeadershipAcquiredEvent>, DisposableBean {
+    implements SmartApplicationListener, ApplicationContextAware, DisposableBean {
 
   private static final Log logger = LogFactory.getLog(LeaderOnlyJobs.class);
 
@@ -50,9 +60,19 @@ public final class LeaderOnlyJobs
 
   private final Supplier<JobMeters> meters;
 
+  private final HeldSchedules schedules;
+
   private final Object lock = new Object();
 
+  private @Nullable ApplicationContext context;
+
   private @Nullable ExecutorService recovery;
+
+  /** Whether the context has refreshed; guarded by the lock. */
+  private boolean refreshed;
+
+  /** The terms won before the context refreshed; guarded by the lock. */
+  private final List<LeadershipAcquiredEvent> early = new ArrayList<>();
 
   private boolean closed;
 
@@ -60,11 +80,18 @@ public final class LeaderOnlyJobs
       Supplier<Elections> elections,
       Supplier<JobRecords> records,
       Supplier<Clock> clock,
-      Supplier<JobMeters> meters) {
+      Supplier<JobMeters> meters,
+      HeldSchedules schedules) {
     this.elections = elections;
     this.records = records;
     this.clock = clock;
     this.meters = meters;
+    this.schedules = schedules;
+  }
+
+  @Override
+  public void setApplicationContext(ApplicationContext context) {
+    this.context = context;
   }
 
   void register(LeaderOnlyJob job) {
@@ -99,11 +126,62 @@ public final class LeaderOnlyJobs
   }
 
   /**
+   * The job of {@code method} once its schedule is known, read from Spring if it is not yet; null
+   * when the method is no job, or Spring holds no single schedule for it.
+   */
+  private @Nullable LeaderOnlyJob job(Method method) {
+    LeaderOnlyJob job = this.jobs.get(method);
+    if (job == null || job.scheduled()) {
+      return job;
+    }
+    Set<JobSchedule> held = this.schedules.of(method);
+    if (held.size() != 1) {
+      return null;
+    }
+    job.schedule(held.iterator().next());
+    return job;
+  }
+
+  /**
+   * Reads the schedule of each job from Spring: a job Spring holds no single schedule for is no job
+   * (its calls are not recorded), or fails startup when it has a misfire policy to apply.
+   */
+  private void scheduleAll() {
+    for (LeaderOnlyJob job : List.copyOf(this.jobs.values())) {
+      if (job(job.method()) != null) {
+        continue;
+      }
+      Set<JobSchedule> held = this.schedules.of(job.method());
+      if (job.misfire() != Misfire.SKIP) {
+        throw LeaderOnlyJobsFactory.unschedulable(
+            job.method(),
+            job.misfire(),
+            !this.schedules.scheduling()
+                ? "scheduling is not enabled (no @EnableScheduling), so Spring holds no schedule"
+                    + " for it"
+                : held.isEmpty()
+                    ? "Spring holds no cron, fixed-rate or fixed-delay task for it (a disabled"
+                        + " cron '-'?)"
+                    : "Spring holds several schedules for it: " + held);
+      }
+      this.jobs.remove(job.method());
+      if (logger.isDebugEnabled()) {
+        logger.debug(
+            "Not recording the firings of "
+                + job.tag()
+                + ": Spring holds "
+                + (held.isEmpty() ? "no schedule" : "several schedules " + held)
+                + " for it");
+      }
+    }
+  }
+
+  /**
    * Counts a firing of {@code method}, if it is a job, that did not run here: not leading, or (when
    * {@code claimed}) its claim was refused and already counted.
    */
   void skipped(String office, Method method, boolean counted) {
-    LeaderOnlyJob job = this.jobs.get(method);
+    LeaderOnlyJob job = job(method);
     if (job != null && !counted) {
       this.meters.get().count(office, job.tag(), JobMeters.SKIPPED, 1);
     }
@@ -115,7 +193,7 @@ public final class LeaderOnlyJobs
    * ended in the store, or the store could not be written).
    */
   @Nullable JobFiring claim(Leadership term, Method method) {
-    LeaderOnlyJob job = this.jobs.get(method);
+    LeaderOnlyJob job = job(method);
     if (job == null) {
       return JobFiring.UNRECORDED;
     }
@@ -168,28 +246,10 @@ public final class LeaderOnlyJobs
           && job.schedule().kind() == JobSchedule.Kind.CRON
           && last.record().token() != term.token()
           && !last.record().scheduled().isBefore(firing)) {
-        logger.info(
-            "Not running "
-                + job.tag()
-                + " (firing "
-                + firing
-                + "): term "
-                + last.record().token()
-                + " of office '"
-                + term.office()
-                + "' claimed it");
+        notRunning(job, firing, last.record().token(), term.office(), "claimed it");
         return null;
       }
-      JobRecord claim =
-          new JobRecord(
-              term.office(),
-              job.name(),
-              term.token(),
-              Objects.requireNonNullElse(term.holder().id(), ""),
-              firing,
-              now,
-              null,
-              JobRecord.Outcome.RUNNING);
+      JobRecord claim = job.claim(term, firing, now);
       long revision = (last != null) ? last.revision() : 0;
       OptionalLong written = store.write(term, claim, revision);
       if (written.isPresent()) {
@@ -201,16 +261,7 @@ public final class LeaderOnlyJobs
       long seen = (fresh != null) ? fresh.revision() : 0;
       if (seen == revision) {
         // The record did not move: the fence refused the token, this term ended in the store.
-        logger.info(
-            "Not running "
-                + job.tag()
-                + " (firing "
-                + firing
-                + "): term "
-                + term.token()
-                + " no longer holds office '"
-                + term.office()
-                + "' in the store");
+        notRunning(job, firing, term.token(), term.office(), "no longer holds it in the store");
         job.seen(term.token(), null);
         return null;
       }
@@ -219,9 +270,61 @@ public final class LeaderOnlyJobs
     return null;
   }
 
-  /** Starts the misfire recovery of the office's jobs, off the event's thread. */
+  private static void notRunning(
+      LeaderOnlyJob job, Instant firing, long token, String office, String why) {
+    logger.info(
+        "Not running "
+            + job.tag()
+            + " (firing "
+            + firing
+            + "): term "
+            + token
+            + " of office '"
+            + office
+            + "' "
+            + why);
+  }
+
   @Override
-  public void onApplicationEvent(LeadershipAcquiredEvent event) {
+  public boolean supportsEventType(Class<? extends ApplicationEvent> eventType) {
+    return LeadershipAcquiredEvent.class.isAssignableFrom(eventType)
+        || ContextRefreshedEvent.class.isAssignableFrom(eventType);
+  }
+
+  /**
+   * Reads the jobs' schedules once the context has refreshed; on each term won, starts the misfire
+   * recovery of the office's jobs off the event's thread (for a term won before the refresh, once
+   * the context has refreshed).
+   */
+  @Override
+  public void onApplicationEvent(ApplicationEvent event) {
+    if (event instanceof ContextRefreshedEvent refreshedEvent) {
+      if (refreshedEvent.getApplicationContext() == this.context) {
+        refreshed();
+      }
+    } else if (event instanceof LeadershipAcquiredEvent acquired) {
+      synchronized (this.lock) {
+        if (!this.refreshed) {
+          this.early.add(acquired);
+          return;
+        }
+      }
+      acquired(acquired);
+    }
+  }
+
+  private void refreshed() {
+    scheduleAll();
+    List<LeadershipAcquiredEvent> waiting;
+    synchronized (this.lock) {
+      this.refreshed = true;
+      waiting = List.copyOf(this.early);
+      this.early.clear();
+    }
+    waiting.forEach(this::acquired);
+  }
+
+  private void acquired(LeadershipAcquiredEvent event) {
     List<LeaderOnlyJob> mine = jobsOf(event.getOffice());
     if (mine.isEmpty()) {
       if (logger.isDebugEnabled()) {
@@ -321,7 +424,7 @@ public final class LeaderOnlyJobs
     List<LeaderOnlyJob> mine = new ArrayList<>();
     for (LeaderOnlyJob job : this.jobs.values()) {
       String of = job.office().isEmpty() ? defaultOffice : job.office();
-      if (of.equals(office)) {
+      if (of.equals(office) && job.scheduled()) {
         mine.add(job);
       }
     }
