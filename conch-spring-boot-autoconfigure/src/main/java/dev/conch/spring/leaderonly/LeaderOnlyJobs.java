@@ -143,36 +143,27 @@ public final class LeaderOnlyJobs
   }
 
   /**
-   * Reads the schedule of each job from Spring: a job Spring holds no single schedule for is no job
-   * (its calls are not recorded), or fails startup when it has a misfire policy to apply.
+   * Reads the schedule of each job from Spring.
+   *
+   * @throws InvalidLeaderOnlyMethodException for a job Spring holds no single schedule for: its
+   *     misfire policy cannot be applied
    */
   private void scheduleAll() {
-    for (LeaderOnlyJob job : List.copyOf(this.jobs.values())) {
+    for (LeaderOnlyJob job : this.jobs.values()) {
       if (job(job.method()) != null) {
         continue;
       }
       Set<JobSchedule> held = this.schedules.of(job.method());
-      if (job.misfire() != Misfire.SKIP) {
-        throw LeaderOnlyJobsFactory.unschedulable(
-            job.method(),
-            job.misfire(),
-            !this.schedules.scheduling()
-                ? "scheduling is not enabled (no @EnableScheduling), so Spring holds no schedule"
-                    + " for it"
-                : held.isEmpty()
-                    ? "Spring holds no cron, fixed-rate or fixed-delay task for it (a disabled"
-                        + " cron '-'?)"
-                    : "Spring holds several schedules for it: " + held);
-      }
-      this.jobs.remove(job.method());
-      if (logger.isDebugEnabled()) {
-        logger.debug(
-            "Not recording the firings of "
-                + job.tag()
-                + ": Spring holds "
-                + (held.isEmpty() ? "no schedule" : "several schedules " + held)
-                + " for it");
-      }
+      throw LeaderOnlyJobsFactory.unschedulable(
+          job.method(),
+          job.misfire(),
+          !this.schedules.scheduling()
+              ? "scheduling is not enabled (no @EnableScheduling), so Spring holds no schedule"
+                  + " for it"
+              : held.isEmpty()
+                  ? "Spring holds no cron, fixed-rate or fixed-delay task for it (a disabled"
+                      + " cron '-'?)"
+                  : "Spring holds several schedules for it: " + held);
     }
   }
 
@@ -302,7 +293,7 @@ public final class LeaderOnlyJobs
       if (refreshedEvent.getApplicationContext() == this.context) {
         refreshed();
       }
-    } else if (event instanceof LeadershipAcquiredEvent acquired) {
+    } else if (event instanceof LeadershipAcquiredEvent acquired && !this.jobs.isEmpty()) {
       synchronized (this.lock) {
         if (!this.refreshed) {
           this.early.add(acquired);

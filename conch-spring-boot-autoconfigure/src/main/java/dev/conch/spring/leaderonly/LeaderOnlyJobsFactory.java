@@ -74,12 +74,16 @@ final class LeaderOnlyJobsFactory {
 
   /**
    * The job of {@code method}, its schedule to be read from Spring once Spring holds it; null when
-   * it has not exactly one {@code @Scheduled}.
+   * it has no misfire policy.
    *
    * @throws InvalidLeaderOnlyMethodException when its misfire policy cannot be applied
    */
   static @Nullable LeaderOnlyJob job(
       Method method, LeaderOnly annotation, String office, Function<String, String> resolver) {
+    if (annotation.misfire() == Misfire.NONE) {
+      // No policy, no job: nothing recorded, nothing looked for.
+      return null;
+    }
     String thresholdText = resolver.apply(annotation.misfireThreshold());
     Duration threshold;
     try {
@@ -100,13 +104,10 @@ final class LeaderOnlyJobsFactory {
     int schedules =
         AnnotatedElementUtils.getMergedRepeatableAnnotations(method, Scheduled.class).size();
     if (schedules != 1) {
-      if (annotation.misfire() != Misfire.SKIP) {
-        throw unschedulable(
-            method,
-            annotation.misfire(),
-            (schedules == 0) ? "is not @Scheduled" : "has several @Scheduled");
-      }
-      return null;
+      throw unschedulable(
+          method,
+          annotation.misfire(),
+          (schedules == 0) ? "is not @Scheduled" : "has several @Scheduled");
     }
     return new LeaderOnlyJob(office, method, annotation.misfire(), threshold);
   }
@@ -122,7 +123,7 @@ final class LeaderOnlyJobsFactory {
             + problem
             + ": missed firings are known only from one schedule",
         "Give it exactly one @Scheduled (cron, fixedRate or fixedDelay) in an application with"
-            + " @EnableScheduling, or remove misfire (accepted on such a method: misfire = SKIP,"
+            + " @EnableScheduling, or remove misfire (accepted on such a method: misfire = NONE,"
             + " the default).");
   }
 }

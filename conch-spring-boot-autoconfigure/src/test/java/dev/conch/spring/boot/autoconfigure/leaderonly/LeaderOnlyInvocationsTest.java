@@ -12,6 +12,7 @@ import dev.conch.spring.leaderonly.JobRecord;
 import dev.conch.spring.leaderonly.LeaderOnly;
 import dev.conch.spring.leaderonly.LeaderOnlyInvocations;
 import dev.conch.spring.leaderonly.LeaderOnlyJobs;
+import dev.conch.spring.leaderonly.Misfire;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -21,6 +22,8 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 
 /**
@@ -42,6 +45,7 @@ class LeaderOnlyInvocationsTest {
                   ConchAutoConfiguration.class, LeaderOnlyAutoConfiguration.class))
           .withPropertyValues("conch.standalone=true", "spring.application.name=app")
           .withBean(LocalOffices.class, () -> this.offices)
+          .withUserConfiguration(Scheduling.class)
           .withBean(Recorder.class)
           .withBean(Job.class);
 
@@ -163,7 +167,12 @@ class LeaderOnlyInvocationsTest {
     }
   }
 
-  /** Jobs the tests call; never fired by a scheduler here. */
+  /** What schedules the jobs, so that their runs are recorded. */
+  @Configuration(proxyBeanMethods = false)
+  @EnableScheduling
+  static class Scheduling {}
+
+  /** Jobs the tests call; scheduled on a day no test run reaches. */
   static class Job {
 
     private final Recorder recorder;
@@ -172,14 +181,14 @@ class LeaderOnlyInvocationsTest {
       this.recorder = recorder;
     }
 
-    @Scheduled(cron = "0 0 3 * * *")
-    @LeaderOnly
+    @Scheduled(cron = "0 0 3 29 2 *")
+    @LeaderOnly(misfire = Misfire.SKIP)
     public void report() {
       this.recorder.lines.add("body");
     }
 
-    @Scheduled(cron = "0 0 4 * * *")
-    @LeaderOnly
+    @Scheduled(cron = "0 0 4 29 2 *")
+    @LeaderOnly(misfire = Misfire.SKIP)
     public void fail() {
       throw new IllegalStateException("failed");
     }

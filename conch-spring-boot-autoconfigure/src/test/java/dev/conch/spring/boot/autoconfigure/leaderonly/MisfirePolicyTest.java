@@ -205,7 +205,7 @@ class MisfirePolicyTest {
     assertThat(analysis.getDescription())
         .contains(
             "@LeaderOnly method UnscheduledJob.run()", "misfire = RUN_ONCE", "is not @Scheduled");
-    assertThat(analysis.getAction()).contains("exactly one @Scheduled", "misfire = SKIP");
+    assertThat(analysis.getAction()).contains("exactly one @Scheduled", "misfire = NONE");
   }
 
   @Test
@@ -257,7 +257,7 @@ class MisfirePolicyTest {
   static class SkipJob extends CountingJob {
 
     @Scheduled(fixedRate = 100)
-    @LeaderOnly
+    @LeaderOnly(misfire = Misfire.SKIP)
     void run() {
       this.runs.incrementAndGet();
     }
@@ -296,7 +296,7 @@ class MisfirePolicyTest {
     }
 
     @Scheduled(fixedRate = 100)
-    @LeaderOnly
+    @LeaderOnly(misfire = Misfire.SKIP)
     void run() throws InterruptedException {
       this.runs.incrementAndGet();
       this.started.countDown();
