@@ -55,7 +55,8 @@ import org.springframework.beans.factory.DisposableBean;
  * ...) and by {@code LeaderOnlyTasks} task ({@link #taskRuns}, ...). A run counts once it has
  * ended, with all conch does around it: after {@code awaitRuns} what it did is there to check.
  *
- * <p>Missed firings of {@code @Scheduled @LeaderOnly} jobs are driven the same way, without etcd:
+ * <p>Missed firings of {@code @Scheduled @LeaderOnly} jobs with a misfire policy (only those are
+ * recorded) are driven the same way, without etcd:
  * {@link #expire} (or {@link #revoke}) holds the office vacant while the schedule's firings pass
  * (they are skipped: wait on {@link #skips}), {@link #grant} makes this instance lead again, and
  * the job's misfire policy runs after the acquire hooks, on conch's own thread: wait for it with
@@ -390,7 +391,8 @@ public final class TestOffices implements DisposableBean {
 
   /**
    * The last run of {@code @Scheduled @LeaderOnly} method {@code method} of {@code type} that this
-   * instance knows of (it claimed it, or read it when it last started leading); empty when none.
+   * instance knows of (it claimed it, or read it when it last started leading); empty when none,
+   * and always for a method without a misfire policy (its runs are not recorded).
    *
    * @throws IllegalArgumentException when {@code type} has no {@code @LeaderOnly} method so named
    */

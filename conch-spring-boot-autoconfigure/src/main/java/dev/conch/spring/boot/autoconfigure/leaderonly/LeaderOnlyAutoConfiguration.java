@@ -24,9 +24,10 @@ import org.springframework.context.annotation.Bean;
 /**
  * {@link EnableAutoConfiguration Auto-configuration} for {@link LeaderOnly @LeaderOnly} methods:
  * the post-processor that guards them, their meter when the application has a {@link
- * MeterRegistry}, and the records of their {@code @Scheduled} firings: in etcd next to the offices,
- * or in memory beside the in-memory offices; and the {@link LeaderOnlyTasks} bean, which guards
- * tasks built at run time by the same means.
+ * MeterRegistry}, and the records of the {@code @Scheduled} firings of those with a misfire policy
+ * (read and written only for them): in etcd next to the offices, or in memory beside the in-memory
+ * offices; and the {@link LeaderOnlyTasks} bean, which guards tasks built at run time by the same
+ * means.
  */
 @AutoConfiguration(
     after = ConchAutoConfiguration.class,

@@ -16,6 +16,7 @@ import dev.conch.spring.leaderonly.Misfire;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -172,7 +173,7 @@ class LeaderOnlyInvocationsTest {
   @EnableScheduling
   static class Scheduling {}
 
-  /** Jobs the tests call; scheduled on a day no test run reaches. */
+  /** Jobs the tests call; first scheduled a day after start. */
   static class Job {
 
     private final Recorder recorder;
@@ -181,13 +182,13 @@ class LeaderOnlyInvocationsTest {
       this.recorder = recorder;
     }
 
-    @Scheduled(cron = "0 0 3 29 2 *")
+    @Scheduled(fixedDelay = 1, initialDelay = 1, timeUnit = TimeUnit.DAYS)
     @LeaderOnly(misfire = Misfire.SKIP)
     public void report() {
       this.recorder.lines.add("body");
     }
 
-    @Scheduled(cron = "0 0 4 29 2 *")
+    @Scheduled(fixedDelay = 1, initialDelay = 1, timeUnit = TimeUnit.DAYS)
     @LeaderOnly(misfire = Misfire.SKIP)
     public void fail() {
       throw new IllegalStateException("failed");
