@@ -11,9 +11,9 @@ import org.springframework.scheduling.config.ScheduledTaskHolder;
 import org.springframework.scheduling.support.ScheduledMethodRunnable;
 
 /**
- * The schedules Spring holds for a method: the tasks of the {@link ScheduledTaskHolder} beans (the
- * {@code @Scheduled} post-processor among them), what Boot's {@code ScheduledTasksEndpoint} reads,
- * rather than the {@code @Scheduled} annotation read again.
+ * The schedules Spring holds for a method, and a job's from them: the tasks of the {@link
+ * ScheduledTaskHolder} beans (the {@code @Scheduled} post-processor among them), what Boot's {@code
+ * ScheduledTasksEndpoint} reads, rather than the {@code @Scheduled} annotation read again.
  *
  * <p>Spring wraps a task's runnable (to track its outcome) in a class of its own that names the
  * method as {@link ScheduledMethodRunnable#toString()} does, {@code package.Class.method}: a
@@ -62,6 +62,48 @@ final class HeldSchedules {
       }
     }
     return schedules;
+  }
+
+  /**
+   * Gives {@code job} the schedule Spring holds for its method, unless it has one already.
+   *
+   * @return whether it has one now: false when Spring holds no single schedule for it
+   */
+  boolean schedule(LeaderOnlyJob job) {
+    if (job.scheduled()) {
+      return true;
+    }
+    Set<JobSchedule> held = of(job.method());
+    if (held.size() != 1) {
+      return false;
+    }
+    job.schedule(held.iterator().next());
+    return true;
+  }
+
+  /**
+   * Gives each of {@code jobs} the schedule Spring holds for it.
+   *
+   * @throws InvalidLeaderOnlyMethodException for a job Spring holds no single schedule for: its
+   *     misfire policy cannot be applied
+   */
+  void scheduleAll(Collection<LeaderOnlyJob> jobs) {
+    for (LeaderOnlyJob job : jobs) {
+      if (schedule(job)) {
+        continue;
+      }
+      Set<JobSchedule> held = of(job.method());
+      throw LeaderOnlyJobsFactory.unschedulable(
+          job.method(),
+          job.misfire(),
+          !scheduling()
+              ? "scheduling is not enabled (no @EnableScheduling), so Spring holds no schedule"
+                  + " for it"
+              : held.isEmpty()
+                  ? "Spring holds no cron, fixed-rate or fixed-delay task for it (a disabled"
+                      + " cron '-'?)"
+                  : "Spring holds several schedules for it: " + held);
+    }
   }
 
   private static boolean runs(ScheduledTask scheduled, Method method) {

@@ -13,8 +13,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -131,40 +129,7 @@ public final class LeaderOnlyJobs
    */
   private @Nullable LeaderOnlyJob job(Method method) {
     LeaderOnlyJob job = this.jobs.get(method);
-    if (job == null || job.scheduled()) {
-      return job;
-    }
-    Set<JobSchedule> held = this.schedules.of(method);
-    if (held.size() != 1) {
-      return null;
-    }
-    job.schedule(held.iterator().next());
-    return job;
-  }
-
-  /**
-   * Reads the schedule of each job from Spring.
-   *
-   * @throws InvalidLeaderOnlyMethodException for a job Spring holds no single schedule for: its
-   *     misfire policy cannot be applied
-   */
-  private void scheduleAll() {
-    for (LeaderOnlyJob job : this.jobs.values()) {
-      if (job(job.method()) != null) {
-        continue;
-      }
-      Set<JobSchedule> held = this.schedules.of(job.method());
-      throw LeaderOnlyJobsFactory.unschedulable(
-          job.method(),
-          job.misfire(),
-          !this.schedules.scheduling()
-              ? "scheduling is not enabled (no @EnableScheduling), so Spring holds no schedule"
-                  + " for it"
-              : held.isEmpty()
-                  ? "Spring holds no cron, fixed-rate or fixed-delay task for it (a disabled"
-                      + " cron '-'?)"
-                  : "Spring holds several schedules for it: " + held);
-    }
+    return (job != null && this.schedules.schedule(job)) ? job : null;
   }
 
   /**
@@ -204,7 +169,7 @@ public final class LeaderOnlyJobs
     JobFiring claimed = null;
     if (!job.recovered(term.token(), firing)) {
       try {
-        claimed = claim(term, job, firing, now);
+        claimed = JobFiring.claim(this.records, this.clock, job, term, firing, now);
       } catch (RuntimeException ex) {
         logger.warn(
             "Not running "
@@ -221,59 +186,6 @@ public final class LeaderOnlyJobs
         .get()
         .count(term.office(), job.tag(), (claimed != null) ? JobMeters.RUN : JobMeters.SKIPPED, 1);
     return claimed;
-  }
-
-  private @Nullable JobFiring claim(
-      Leadership term, LeaderOnlyJob job, Instant firing, Instant now) {
-    JobRecords store = this.records.get();
-    JobRecords.Versioned last = job.seen(term.token());
-    if (last == null) {
-      last = store.read(term.office(), job.name()).orElse(null);
-    }
-    for (int attempt = 0; attempt < 3; attempt++) {
-      // A cron time is one firing wherever it runs: one another term claimed (its clock ahead of
-      // ours) is not run again. Fixed-rate and fixed-delay runs are each their own moment.
-      if (last != null
-          && job.schedule().kind() == JobSchedule.Kind.CRON
-          && last.record().token() != term.token()
-          && !last.record().scheduled().isBefore(firing)) {
-        notRunning(job, firing, last.record().token(), term.office(), "claimed it");
-        return null;
-      }
-      JobRecord claim = job.claim(term, firing, now);
-      long revision = (last != null) ? last.revision() : 0;
-      OptionalLong written = store.write(term, claim, revision);
-      if (written.isPresent()) {
-        JobRecords.Versioned claimed = new JobRecords.Versioned(claim, written.getAsLong());
-        job.seen(term.token(), claimed);
-        return new JobFiring(this.records, this.clock, job, term, claimed);
-      }
-      JobRecords.Versioned fresh = store.read(term.office(), job.name()).orElse(null);
-      long seen = (fresh != null) ? fresh.revision() : 0;
-      if (seen == revision) {
-        // The record did not move: the fence refused the token, this term ended in the store.
-        notRunning(job, firing, term.token(), term.office(), "no longer holds it in the store");
-        job.seen(term.token(), null);
-        return null;
-      }
-      last = fresh;
-    }
-    return null;
-  }
-
-  private static void notRunning(
-      LeaderOnlyJob job, Instant firing, long token, String office, String why) {
-    logger.info(
-        "Not running "
-            + job.tag()
-            + " (firing "
-            + firing
-            + "): term "
-            + token
-            + " of office '"
-            + office
-            + "' "
-            + why);
   }
 
   @Override
@@ -305,7 +217,7 @@ public final class LeaderOnlyJobs
   }
 
   private void refreshed() {
-    scheduleAll();
+    this.schedules.scheduleAll(this.jobs.values());
     List<LeadershipAcquiredEvent> waiting;
     synchronized (this.lock) {
       this.refreshed = true;

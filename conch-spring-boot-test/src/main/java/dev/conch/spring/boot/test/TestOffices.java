@@ -56,12 +56,12 @@ import org.springframework.beans.factory.DisposableBean;
  * ended, with all conch does around it: after {@code awaitRuns} what it did is there to check.
  *
  * <p>Missed firings of {@code @Scheduled @LeaderOnly} jobs with a misfire policy (only those are
- * recorded) are driven the same way, without etcd:
- * {@link #expire} (or {@link #revoke}) holds the office vacant while the schedule's firings pass
- * (they are skipped: wait on {@link #skips}), {@link #grant} makes this instance lead again, and
- * the job's misfire policy runs after the acquire hooks, on conch's own thread: wait for it with
- * {@link #awaitLastRun}. The records are kept in memory ({@code InMemoryJobRecords}), fenced by the
- * in-memory offices' current leader, and forgotten with every other count after each test.
+ * recorded) are driven the same way, without etcd: {@link #expire} (or {@link #revoke}) holds the
+ * office vacant while the schedule's firings pass (they are skipped: wait on {@link #skips}),
+ * {@link #grant} makes this instance lead again, and the job's misfire policy runs after the
+ * acquire hooks, on conch's own thread: wait for it with {@link #awaitLastRun}. The records are
+ * kept in memory ({@code InMemoryJobRecords}), fenced by the in-memory offices' current leader, and
+ * forgotten with every other count after each test.
  */
 public final class TestOffices implements DisposableBean {
 

@@ -130,8 +130,7 @@ class TestOfficesAwaitRunsTest {
   }
 
   /**
-   * Jobs Spring schedules (so that their runs are recorded) a day after start: the test calls
-   * them.
+   * Jobs Spring schedules (so that their runs are recorded) a day after start: the test calls them.
    */
   static class Report {
 
