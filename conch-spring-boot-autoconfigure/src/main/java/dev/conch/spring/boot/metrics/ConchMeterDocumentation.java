@@ -98,11 +98,12 @@ public enum ConchMeterDocumentation implements MeterDocumentation {
           + " low-cardinality keys",
       LeaderOnlyObservationDocumentation.LowCardinalityKeyNames.values()),
 
-  /** What became of each firing of a {@code @Scheduled @LeaderOnly} job. */
+  /** What became of each firing of a {@code @Scheduled @LeaderOnly} job with a misfire policy. */
   LEADER_ONLY_FIRINGS(
       "conch.leaderonly.firings",
       Meter.Type.COUNTER,
-      "Firings of `@Scheduled @LeaderOnly` jobs by what became of them, with or without an"
+      "Firings of `@Scheduled @LeaderOnly` jobs with a misfire policy by what became of them,"
+          + " with or without an"
           + " `ObservationRegistry`; on the instance that ran, skipped or recovered them",
       KeyNames.OFFICE,
       KeyNames.JOB,
