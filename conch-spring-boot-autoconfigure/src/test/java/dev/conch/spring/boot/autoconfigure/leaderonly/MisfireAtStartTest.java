@@ -10,7 +10,6 @@ import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import dev.conch.spring.leaderonly.InMemoryJobRecords;
 import dev.conch.spring.leaderonly.LeaderOnly;
 import dev.conch.spring.leaderonly.Misfire;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -18,10 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 
 /**
@@ -50,7 +46,7 @@ class MisfireAtStartTest {
           .withBean(LocalOffices.class, () -> this.offices)
           .withBean(InMemoryJobRecords.class, () -> this.records)
           .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
-          .withUserConfiguration(Scheduling.class)
+          .withUserConfiguration(MisfirePolicyTest.Scheduling.class)
           .withBean(Job.class);
 
   @Test
@@ -72,25 +68,12 @@ class MisfireAtStartTest {
             context -> {
               assertThat(context).hasNotFailed();
               Job job = context.getBean(Job.class);
-              await().atMost(WAIT).until(() -> recovered(context) == 1);
+              await()
+                  .atMost(WAIT)
+                  .until(() -> MisfirePolicyTest.count(context, "misfire_recovered") == 1);
               assertThat(job.runs()).isEqualTo(1);
             });
   }
-
-  private static double recovered(AssertableApplicationContext context) {
-    Counter counter =
-        context
-            .getBean(MeterRegistry.class)
-            .find("conch.leaderonly.firings")
-            .tags("office", OFFICE, "outcome", "misfire_recovered")
-            .counter();
-    return (counter != null) ? counter.count() : 0;
-  }
-
-  /** What runs the job's {@code @Scheduled} method. */
-  @Configuration(proxyBeanMethods = false)
-  @EnableScheduling
-  static class Scheduling {}
 
   static class Job {
 

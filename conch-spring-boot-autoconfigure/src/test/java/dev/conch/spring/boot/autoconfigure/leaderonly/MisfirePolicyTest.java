@@ -244,7 +244,8 @@ class MisfirePolicyTest {
     assertThat(election.awaitLeadership(WAIT)).isTrue();
   }
 
-  private static double count(AssertableApplicationContext context, String outcome) {
+  /** How many firings of office {@code app} had {@code outcome}. */
+  static double count(AssertableApplicationContext context, String outcome) {
     Counter counter =
         context
             .getBean(MeterRegistry.class)

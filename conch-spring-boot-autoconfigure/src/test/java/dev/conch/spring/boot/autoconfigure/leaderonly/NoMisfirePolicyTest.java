@@ -23,8 +23,6 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 
 /**
@@ -58,7 +56,7 @@ class NoMisfirePolicyTest {
     // Threads of earlier tests' contexts end once those contexts closed.
     await().atMost(WAIT).until(() -> !misfireThreadRuns());
     this.contextRunner
-        .withUserConfiguration(Scheduling.class)
+        .withUserConfiguration(MisfirePolicyTest.Scheduling.class)
         .withBean(PlainJob.class)
         .run(
             context -> {
@@ -96,7 +94,9 @@ class NoMisfirePolicyTest {
   void policyOnAMethodWithoutScheduledFailsStartup() {
     FailureAnalysis analysis =
         ConchTestSupport.analyze(
-            this.contextRunner.withUserConfiguration(Scheduling.class).withBean(Unscheduled.class),
+            this.contextRunner
+                .withUserConfiguration(MisfirePolicyTest.Scheduling.class)
+                .withBean(Unscheduled.class),
             new InvalidMethodFailureAnalyzer());
     assertThat(analysis.getDescription())
         .contains("@LeaderOnly method Unscheduled.run()", "misfire = SKIP", "is not @Scheduled");
@@ -106,10 +106,6 @@ class NoMisfirePolicyTest {
     return Thread.getAllStackTraces().keySet().stream()
         .anyMatch(thread -> thread.getName().equals("conch-misfire") && thread.isAlive());
   }
-
-  @Configuration(proxyBeanMethods = false)
-  @EnableScheduling
-  static class Scheduling {}
 
   static class PlainJob {
 
