@@ -2,6 +2,7 @@ package dev.conch.spring.leaderonly;
 
 import dev.conch.Leadership;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.OptionalLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -37,6 +38,69 @@ final class JobFiring {
 
   private JobFiring() {
     this.parts = null;
+  }
+
+  /**
+   * Claims {@code firing} of {@code job} for {@code term}, a run that starts at {@code now}, in the
+   * job's record: null when it must not run (another term claimed that cron time, or the term ended
+   * in the store).
+   */
+  static @Nullable JobFiring claim(
+      Supplier<JobRecords> records,
+      Supplier<Clock> clock,
+      LeaderOnlyJob job,
+      Leadership term,
+      Instant firing,
+      Instant now) {
+    JobRecords store = records.get();
+    JobRecords.Versioned last = job.seen(term.token());
+    if (last == null) {
+      last = store.read(term.office(), job.name()).orElse(null);
+    }
+    for (int attempt = 0; attempt < 3; attempt++) {
+      // A cron time is one firing wherever it runs: one another term claimed (its clock ahead of
+      // ours) is not run again. Fixed-rate and fixed-delay runs are each their own moment.
+      if (last != null
+          && job.schedule().kind() == JobSchedule.Kind.CRON
+          && last.record().token() != term.token()
+          && !last.record().scheduled().isBefore(firing)) {
+        notRunning(job, firing, last.record().token(), term.office(), "claimed it");
+        return null;
+      }
+      JobRecord claim = job.claim(term, firing, now);
+      long revision = (last != null) ? last.revision() : 0;
+      OptionalLong written = store.write(term, claim, revision);
+      if (written.isPresent()) {
+        JobRecords.Versioned claimed = new JobRecords.Versioned(claim, written.getAsLong());
+        job.seen(term.token(), claimed);
+        return new JobFiring(records, clock, job, term, claimed);
+      }
+      JobRecords.Versioned fresh = store.read(term.office(), job.name()).orElse(null);
+      long seen = (fresh != null) ? fresh.revision() : 0;
+      if (seen == revision) {
+        // The record did not move: the fence refused the token, this term ended in the store.
+        notRunning(job, firing, term.token(), term.office(), "no longer holds it in the store");
+        job.seen(term.token(), null);
+        return null;
+      }
+      last = fresh;
+    }
+    return null;
+  }
+
+  private static void notRunning(
+      LeaderOnlyJob job, Instant firing, long token, String office, String why) {
+    logger.info(
+        "Not running "
+            + job.tag()
+            + " (firing "
+            + firing
+            + "): term "
+            + token
+            + " of office '"
+            + office
+            + "' "
+            + why);
   }
 
   /** Whether this is a firing of {@code job}. */

@@ -1,27 +1,26 @@
 package dev.conch.spring.leaderonly;
 
-import java.lang.reflect.Method;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZonedDateTime;
-import java.util.Set;
-import java.util.function.Function;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
-import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.format.annotation.DurationFormat;
-import org.springframework.format.datetime.standard.DurationFormatterUtils;
-import org.springframework.scheduling.annotation.Scheduled;
-import org.springframework.scheduling.support.CronExpression;
-import org.springframework.util.StringUtils;
+import org.springframework.scheduling.Trigger;
+import org.springframework.scheduling.config.CronTask;
+import org.springframework.scheduling.config.FixedDelayTask;
+import org.springframework.scheduling.config.FixedRateTask;
+import org.springframework.scheduling.config.IntervalTask;
+import org.springframework.scheduling.config.Task;
+import org.springframework.scheduling.support.SimpleTriggerContext;
 
 /**
- * The schedule of a {@code @Scheduled} method, read the way Spring reads it (placeholders, {@code
- * timeUnit}, {@link CronExpression} in the {@code zone}), and what a misfire is under it:
+ * The schedule of a {@code @Scheduled} method as Spring holds it (its {@link CronTask}, {@link
+ * FixedRateTask} or {@link FixedDelayTask}: placeholders, {@code timeUnit} and {@code zone} already
+ * applied), and what a misfire is under it:
  *
  * <ul>
- *   <li>cron: each time the expression names is one firing; a firing is missed when it came after
- *       the last recorded one and before the new leader looked;
+ *   <li>cron: each time the task's trigger names is one firing; a firing is missed when it came
+ *       after the last recorded one and before the new leader looked;
  *   <li>fixed rate: the firings are the last recorded one plus whole periods; the latest of those
  *       before the new leader looked is the missed one (the schedule of the instance that ran it is
  *       carried on, not the new leader's own);
@@ -46,75 +45,80 @@ final class JobSchedule {
 
   private final Kind kind;
 
-  private final @Nullable CronExpression cron;
+  /** The cron task's own trigger: its next time after a given one is Spring's, in its zone. */
+  private final @Nullable Trigger cron;
 
-  private final ZoneId zone;
+  private final String expression;
+
+  /** The scheduler's clock: its zone is a cron trigger's when the trigger names none. */
+  private final Clock clock;
 
   private final Duration period;
 
-  private JobSchedule(Kind kind, @Nullable CronExpression cron, ZoneId zone, Duration period) {
+  private final Duration initialDelay;
+
+  private JobSchedule(
+      Kind kind,
+      @Nullable Trigger cron,
+      String expression,
+      Clock clock,
+      Duration period,
+      Duration initialDelay) {
     this.kind = kind;
     this.cron = cron;
-    this.zone = zone;
+    this.expression = expression;
+    this.clock = clock;
     this.period = period;
-  }
-
-  /** A cron schedule, in {@code zone}. */
-  static JobSchedule cron(String expression, ZoneId zone) {
-    return new JobSchedule(Kind.CRON, CronExpression.parse(expression), zone, Duration.ZERO);
-  }
-
-  /** A fixed-rate schedule. */
-  static JobSchedule fixedRate(Duration period) {
-    return new JobSchedule(Kind.FIXED_RATE, null, ZoneId.of("UTC"), period);
-  }
-
-  /** A fixed-delay schedule. */
-  static JobSchedule fixedDelay(Duration delay) {
-    return new JobSchedule(Kind.FIXED_DELAY, null, ZoneId.of("UTC"), delay);
-  }
-
-  /** The {@code @Scheduled} annotations of {@code method} (it may repeat). */
-  static Set<Scheduled> annotations(Method method) {
-    return AnnotatedElementUtils.getMergedRepeatableAnnotations(method, Scheduled.class);
+    this.initialDelay = initialDelay;
   }
 
   /**
-   * The schedule of {@code scheduled}, its values resolved by {@code resolver}; null when it is
-   * disabled ({@code cron = "-"}).
+   * The schedule of {@code task}, a task Spring holds; null when it is none of cron, fixed rate or
+   * fixed delay (a one-time task, a trigger of the application's own).
    *
-   * @throws IllegalArgumentException when Spring would refuse it too
+   * @param clock the clock of the scheduler that runs it: its zone is the one a cron trigger
+   *     without a zone fires in
    */
-  static @Nullable JobSchedule of(Scheduled scheduled, Function<String, String> resolver) {
-    String cron = resolver.apply(scheduled.cron());
-    if (StringUtils.hasText(cron)) {
-      if (Scheduled.CRON_DISABLED.equals(cron)) {
-        return null;
+  static @Nullable JobSchedule of(Task task, Clock clock) {
+    if (task instanceof CronTask cronTask) {
+      return new JobSchedule(
+          Kind.CRON,
+          cronTask.getTrigger(),
+          cronTask.getExpression(),
+          clock,
+          Duration.ZERO,
+          Duration.ZERO);
+    }
+    if (task instanceof IntervalTask interval) {
+      Kind kind =
+          (task instanceof FixedRateTask)
+              ? Kind.FIXED_RATE
+              : (task instanceof FixedDelayTask) ? Kind.FIXED_DELAY : null;
+      if (kind != null) {
+        return new JobSchedule(
+            kind,
+            null,
+            "",
+            clock,
+            interval.getIntervalDuration(),
+            interval.getInitialDelayDuration());
       }
-      String zone = resolver.apply(scheduled.zone());
-      return cron(cron, StringUtils.hasText(zone) ? ZoneId.of(zone) : ZoneId.systemDefault());
-    }
-    DurationFormat.Unit unit =
-        DurationFormat.Unit.fromChronoUnit(scheduled.timeUnit().toChronoUnit());
-    if (scheduled.fixedRate() >= 0) {
-      return fixedRate(Duration.of(scheduled.fixedRate(), unit.asChronoUnit()));
-    }
-    String rate = resolver.apply(scheduled.fixedRateString());
-    if (StringUtils.hasText(rate)) {
-      return fixedRate(DurationFormatterUtils.detectAndParse(rate, unit));
-    }
-    if (scheduled.fixedDelay() >= 0) {
-      return fixedDelay(Duration.of(scheduled.fixedDelay(), unit.asChronoUnit()));
-    }
-    String delay = resolver.apply(scheduled.fixedDelayString());
-    if (StringUtils.hasText(delay)) {
-      return fixedDelay(DurationFormatterUtils.detectAndParse(delay, unit));
     }
     return null;
   }
 
   Kind kind() {
     return this.kind;
+  }
+
+  /** The fixed rate's period or the fixed delay; zero for cron. */
+  Duration period() {
+    return this.period;
+  }
+
+  /** The delay before the first run after start-up (fixed rate, fixed delay). */
+  Duration initialDelay() {
+    return this.initialDelay;
   }
 
   /**
@@ -151,17 +155,16 @@ final class JobSchedule {
   }
 
   private @Nullable Missed cronMissed(Instant after, Instant now) {
-    CronExpression expression = java.util.Objects.requireNonNull(this.cron);
-    ZonedDateTime first = expression.next(after.atZone(this.zone));
-    if (first == null || first.toInstant().isAfter(now)) {
+    Instant first = next(after);
+    if (first == null || first.isAfter(now)) {
       return null;
     }
-    Instant latest = java.util.Objects.requireNonNull(previous(now));
+    Instant latest = Objects.requireNonNull(previous(now));
     long count = 1;
-    ZonedDateTime at = first;
+    Instant at = first;
     while (count < MAX_COUNTED) {
-      at = expression.next(at);
-      if (at == null || at.toInstant().isAfter(latest)) {
+      at = next(at);
+      if (at == null || at.isAfter(latest)) {
         break;
       }
       count++;
@@ -180,33 +183,56 @@ final class JobSchedule {
     return new Missed(after.plus(this.period.multipliedBy(periods)), periods);
   }
 
+  /** The first cron time after {@code time}, as the task's trigger computes it. */
+  private @Nullable Instant next(Instant time) {
+    SimpleTriggerContext context = new SimpleTriggerContext(this.clock);
+    // As if a run scheduled at, started at and ended at {@code time}: the trigger goes on from it.
+    context.update(time, time, time);
+    return Objects.requireNonNull(this.cron).nextExecution(context);
+  }
+
   /** The latest cron time at or before {@code time}; null when there is none in ~100 years. */
   private @Nullable Instant previous(Instant time) {
-    CronExpression expression = java.util.Objects.requireNonNull(this.cron);
-    ZonedDateTime at = time.atZone(this.zone);
     // Look back a little further each time, until a cron time falls between, then walk forward.
     for (Duration back = Duration.ofSeconds(1);
         back.compareTo(Duration.ofDays(36_600)) <= 0;
         back = back.multipliedBy(4)) {
-      ZonedDateTime candidate = expression.next(at.minus(back));
-      if (candidate != null && !candidate.isAfter(at)) {
-        ZonedDateTime next = expression.next(candidate);
-        while (next != null && !next.isAfter(at)) {
+      Instant candidate = next(time.minus(back));
+      if (candidate != null && !candidate.isAfter(time)) {
+        Instant next = next(candidate);
+        while (next != null && !next.isAfter(time)) {
           candidate = next;
-          next = expression.next(candidate);
+          next = next(candidate);
         }
-        return candidate.toInstant();
+        return candidate;
       }
     }
     return null;
   }
 
+  /** The same schedule: two beans of one class share one job, so they must agree on it. */
+  @Override
+  public boolean equals(@Nullable Object other) {
+    return this == other
+        || (other instanceof JobSchedule that
+            && this.kind == that.kind
+            && Objects.equals(this.cron, that.cron)
+            && this.period.equals(that.period)
+            && this.initialDelay.equals(that.initialDelay));
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(this.kind, this.cron, this.period, this.initialDelay);
+  }
+
   @Override
   public String toString() {
+    String delay = this.initialDelay.isZero() ? "" : ", initial delay " + this.initialDelay;
     return switch (this.kind) {
-      case CRON -> "cron '" + this.cron + "' in " + this.zone;
-      case FIXED_RATE -> "fixed rate " + this.period;
-      case FIXED_DELAY -> "fixed delay " + this.period;
+      case CRON -> "cron '" + this.expression + "'";
+      case FIXED_RATE -> "fixed rate " + this.period + delay;
+      case FIXED_DELAY -> "fixed delay " + this.period + delay;
     };
   }
 

@@ -1,14 +1,17 @@
 package dev.conch.spring.leaderonly;
 
+import dev.conch.Leadership;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
  * One {@code @Scheduled} {@link LeaderOnly @LeaderOnly} method: its office (empty for the default
- * office), its schedule and misfire policy, how its record and meters name it, the bean to call it
- * on when a missed firing is run, and the last record this instance wrote or read.
+ * office), its schedule (as Spring holds it, known once Spring scheduled it) and misfire policy,
+ * how its record and meters name it, the bean to call it on when a missed firing is run, and the
+ * last record this instance wrote or read.
  */
 final class LeaderOnlyJob {
 
@@ -16,7 +19,8 @@ final class LeaderOnlyJob {
 
   private final Method method;
 
-  private final JobSchedule schedule;
+  /** Null until read from the tasks Spring holds ({@link HeldSchedules}). */
+  private volatile @Nullable JobSchedule schedule;
 
   private final Misfire misfire;
 
@@ -33,11 +37,9 @@ final class LeaderOnlyJob {
   /** The firing this instance ran as a misfire in the term of that token; not run again. */
   private volatile @Nullable Seen recovered;
 
-  LeaderOnlyJob(
-      String office, Method method, JobSchedule schedule, Misfire misfire, Duration threshold) {
+  LeaderOnlyJob(String office, Method method, Misfire misfire, Duration threshold) {
     this.office = office;
     this.method = method;
-    this.schedule = schedule;
     this.misfire = misfire;
     this.threshold = threshold;
   }
@@ -62,8 +64,31 @@ final class LeaderOnlyJob {
     return LeaderOnlyInvocations.methodName(this.method);
   }
 
+  /** The schedule; only for a job whose schedule is known ({@link #scheduled()}). */
   JobSchedule schedule() {
-    return this.schedule;
+    return Objects.requireNonNull(this.schedule, "the schedule of " + tag() + " is not known yet");
+  }
+
+  /** Whether its schedule is known. */
+  boolean scheduled() {
+    return this.schedule != null;
+  }
+
+  void schedule(JobSchedule schedule) {
+    this.schedule = schedule;
+  }
+
+  /** The record of {@code term} claiming {@code firing}, a run that starts at {@code now}. */
+  JobRecord claim(Leadership term, Instant firing, Instant now) {
+    return new JobRecord(
+        term.office(),
+        name(),
+        term.token(),
+        Objects.requireNonNullElse(term.holder().id(), ""),
+        firing,
+        now,
+        null,
+        JobRecord.Outcome.RUNNING);
   }
 
   Misfire misfire() {

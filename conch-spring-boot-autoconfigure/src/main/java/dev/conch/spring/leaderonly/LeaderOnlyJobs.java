@@ -12,9 +12,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -23,7 +21,11 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.DisposableBean;
-import org.springframework.context.ApplicationListener;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.ApplicationContextAware;
+import org.springframework.context.ApplicationEvent;
+import org.springframework.context.event.ContextRefreshedEvent;
+import org.springframework.context.event.SmartApplicationListener;
 import org.springframework.util.ReflectionUtils;
 
 /**
@@ -31,9 +33,15 @@ import org.springframework.util.ReflectionUtils;
  * in the job's record before it runs and records how it ended, and, when this instance starts
  * leading an office (after its acquire hooks), finds the firings of the office's jobs that nobody
  * ran and applies each job's {@link LeaderOnly#misfire()} policy ({@link MisfireRecovery}).
+ *
+ * <p>A job's schedule is the one Spring holds ({@link HeldSchedules}), read no earlier than when
+ * Spring scheduled it: at the job's first firing, or when the context has refreshed (Spring
+ * schedules its tasks on the {@link ContextRefreshedEvent}), which also refuses a misfire policy on
+ * a method Spring holds no single schedule for. A term won before then looks for missed firings
+ * once the context has refreshed.
  */
 public final class LeaderOnlyJobs
-    implements ApplicationListener<LeadershipAcquiredEvent>, DisposableBean {
+    implements SmartApplicationListener, ApplicationContextAware, DisposableBean {
 
   private static final Log logger = LogFactory.getLog(LeaderOnlyJobs.class);
 
@@ -51,22 +59,41 @@ public final class LeaderOnlyJobs
   /** Where the firings are counted: {@link LeaderOnlyFirings}, once Micrometer binds it. */
   private volatile JobMeters meters = JobMeters.NONE;
 
+  private final HeldSchedules schedules;
+
   private final Object lock = new Object();
 
+  private @Nullable ApplicationContext context;
+
   private @Nullable ExecutorService recovery;
+
+  /** Whether the context has refreshed; guarded by the lock. */
+  private boolean refreshed;
+
+  /** The terms won before the context refreshed; guarded by the lock. */
+  private final List<LeadershipAcquiredEvent> early = new ArrayList<>();
 
   private boolean closed;
 
   LeaderOnlyJobs(
-      Supplier<Elections> elections, Supplier<JobRecords> records, Supplier<Clock> clock) {
+      Supplier<Elections> elections,
+      Supplier<JobRecords> records,
+      Supplier<Clock> clock,
+      HeldSchedules schedules) {
     this.elections = elections;
     this.records = records;
     this.clock = clock;
+    this.schedules = schedules;
   }
 
   /** Counts the firings in {@code meters} from now on. */
   void countIn(JobMeters meters) {
     this.meters = meters;
+  }
+
+  @Override
+  public void setApplicationContext(ApplicationContext context) {
+    this.context = context;
   }
 
   void register(LeaderOnlyJob job) {
@@ -101,11 +128,20 @@ public final class LeaderOnlyJobs
   }
 
   /**
+   * The job of {@code method} once its schedule is known, read from Spring if it is not yet; null
+   * when the method is no job, or Spring holds no single schedule for it.
+   */
+  private @Nullable LeaderOnlyJob job(Method method) {
+    LeaderOnlyJob job = this.jobs.get(method);
+    return (job != null && this.schedules.schedule(job)) ? job : null;
+  }
+
+  /**
    * Counts a firing of {@code method}, if it is a job, that did not run here: not leading, or (when
    * {@code claimed}) its claim was refused and already counted.
    */
   void skipped(String office, Method method, boolean counted) {
-    LeaderOnlyJob job = this.jobs.get(method);
+    LeaderOnlyJob job = job(method);
     if (job != null && !counted) {
       this.meters.count(office, job.tag(), JobMeters.SKIPPED, 1);
     }
@@ -117,7 +153,7 @@ public final class LeaderOnlyJobs
    * ended in the store, or the store could not be written).
    */
   @Nullable JobFiring claim(Leadership term, Method method) {
-    LeaderOnlyJob job = this.jobs.get(method);
+    LeaderOnlyJob job = job(method);
     if (job == null) {
       return JobFiring.UNRECORDED;
     }
@@ -137,7 +173,7 @@ public final class LeaderOnlyJobs
     JobFiring claimed = null;
     if (!job.recovered(term.token(), firing)) {
       try {
-        claimed = claim(term, job, firing, now);
+        claimed = JobFiring.claim(this.records, this.clock, job, term, firing, now);
       } catch (RuntimeException ex) {
         logger.warn(
             "Not running "
@@ -155,74 +191,46 @@ public final class LeaderOnlyJobs
     return claimed;
   }
 
-  private @Nullable JobFiring claim(
-      Leadership term, LeaderOnlyJob job, Instant firing, Instant now) {
-    JobRecords store = this.records.get();
-    JobRecords.Versioned last = job.seen(term.token());
-    if (last == null) {
-      last = store.read(term.office(), job.name()).orElse(null);
-    }
-    for (int attempt = 0; attempt < 3; attempt++) {
-      // A cron time is one firing wherever it runs: one another term claimed (its clock ahead of
-      // ours) is not run again. Fixed-rate and fixed-delay runs are each their own moment.
-      if (last != null
-          && job.schedule().kind() == JobSchedule.Kind.CRON
-          && last.record().token() != term.token()
-          && !last.record().scheduled().isBefore(firing)) {
-        logger.info(
-            "Not running "
-                + job.tag()
-                + " (firing "
-                + firing
-                + "): term "
-                + last.record().token()
-                + " of office '"
-                + term.office()
-                + "' claimed it");
-        return null;
-      }
-      JobRecord claim =
-          new JobRecord(
-              term.office(),
-              job.name(),
-              term.token(),
-              Objects.requireNonNullElse(term.holder().id(), ""),
-              firing,
-              now,
-              null,
-              JobRecord.Outcome.RUNNING);
-      long revision = (last != null) ? last.revision() : 0;
-      OptionalLong written = store.write(term, claim, revision);
-      if (written.isPresent()) {
-        JobRecords.Versioned claimed = new JobRecords.Versioned(claim, written.getAsLong());
-        job.seen(term.token(), claimed);
-        return new JobFiring(this.records, this.clock, job, term, claimed);
-      }
-      JobRecords.Versioned fresh = store.read(term.office(), job.name()).orElse(null);
-      long seen = (fresh != null) ? fresh.revision() : 0;
-      if (seen == revision) {
-        // The record did not move: the fence refused the token, this term ended in the store.
-        logger.info(
-            "Not running "
-                + job.tag()
-                + " (firing "
-                + firing
-                + "): term "
-                + term.token()
-                + " no longer holds office '"
-                + term.office()
-                + "' in the store");
-        job.seen(term.token(), null);
-        return null;
-      }
-      last = fresh;
-    }
-    return null;
+  @Override
+  public boolean supportsEventType(Class<? extends ApplicationEvent> eventType) {
+    return LeadershipAcquiredEvent.class.isAssignableFrom(eventType)
+        || ContextRefreshedEvent.class.isAssignableFrom(eventType);
   }
 
-  /** Starts the misfire recovery of the office's jobs, off the event's thread. */
+  /**
+   * Reads the jobs' schedules once the context has refreshed; on each term won, starts the misfire
+   * recovery of the office's jobs off the event's thread (for a term won before the refresh, once
+   * the context has refreshed).
+   */
   @Override
-  public void onApplicationEvent(LeadershipAcquiredEvent event) {
+  public void onApplicationEvent(ApplicationEvent event) {
+    if (event instanceof ContextRefreshedEvent refreshedEvent) {
+      if (refreshedEvent.getApplicationContext() == this.context) {
+        refreshed();
+      }
+    } else if (event instanceof LeadershipAcquiredEvent acquired && !this.jobs.isEmpty()) {
+      synchronized (this.lock) {
+        if (!this.refreshed) {
+          this.early.add(acquired);
+          return;
+        }
+      }
+      acquired(acquired);
+    }
+  }
+
+  private void refreshed() {
+    this.schedules.scheduleAll(this.jobs.values());
+    List<LeadershipAcquiredEvent> waiting;
+    synchronized (this.lock) {
+      this.refreshed = true;
+      waiting = List.copyOf(this.early);
+      this.early.clear();
+    }
+    waiting.forEach(this::acquired);
+  }
+
+  private void acquired(LeadershipAcquiredEvent event) {
     List<LeaderOnlyJob> mine = jobsOf(event.getOffice());
     if (mine.isEmpty()) {
       if (logger.isDebugEnabled()) {
@@ -322,7 +330,7 @@ public final class LeaderOnlyJobs
     List<LeaderOnlyJob> mine = new ArrayList<>();
     for (LeaderOnlyJob job : this.jobs.values()) {
       String of = job.office().isEmpty() ? defaultOffice : job.office();
-      if (of.equals(office)) {
+      if (of.equals(office) && job.scheduled()) {
         mine.add(job);
       }
     }

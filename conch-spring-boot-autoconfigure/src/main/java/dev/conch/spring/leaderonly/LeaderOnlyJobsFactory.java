@@ -6,14 +6,15 @@ import dev.conch.spring.Elections;
 import java.lang.reflect.Method;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.scheduling.TaskScheduler;
 import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.config.ScheduledTaskHolder;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
@@ -22,12 +23,17 @@ import org.springframework.util.function.SingletonSupplier;
  */
 final class LeaderOnlyJobsFactory {
 
+  private static final String THRESHOLDS =
+      "Give a duration of zero or more: '10m', 'PT10M', or milliseconds such as '600000'.";
+
   private LeaderOnlyJobsFactory() {}
 
   /**
    * The jobs, their parts looked up on first use: the {@link JobRecords} bean (else records in
-   * memory, fenced by this instance's own terms) and the clock of the {@link TaskScheduler} bean
-   * (else UTC). Their firings are counted once a {@link LeaderOnlyFirings} is made of them.
+   * memory, fenced by this instance's own terms), the clock of the {@link TaskScheduler} bean (else
+   * the system's, in its zone, as Spring's own scheduler) and the schedules the {@link
+   * ScheduledTaskHolder} beans hold. Their firings are counted once a {@link LeaderOnlyFirings} is
+   * made of them.
    */
   static LeaderOnlyJobs jobs(BeanFactory beanFactory) {
     Supplier<Elections> elections =
@@ -52,19 +58,27 @@ final class LeaderOnlyJobsFactory {
             () -> {
               TaskScheduler scheduler =
                   beanFactory.getBeanProvider(TaskScheduler.class).getIfUnique();
-              return (scheduler != null) ? scheduler.getClock() : Clock.systemUTC();
+              return (scheduler != null) ? scheduler.getClock() : Clock.systemDefaultZone();
             });
-    return new LeaderOnlyJobs(elections, records, clock);
+    HeldSchedules schedules =
+        new HeldSchedules(
+            () -> beanFactory.getBeanProvider(ScheduledTaskHolder.class).orderedStream().toList(),
+            clock);
+    return new LeaderOnlyJobs(elections, records, clock, schedules);
   }
 
   /**
-   * The job of {@code method}, or null when it is not {@code @Scheduled} (or its schedule is
-   * disabled).
+   * The job of {@code method}, its schedule to be read from Spring once Spring holds it; null when
+   * it has no misfire policy.
    *
    * @throws InvalidLeaderOnlyMethodException when its misfire policy cannot be applied
    */
   static @Nullable LeaderOnlyJob job(
       Method method, LeaderOnly annotation, String office, Function<String, String> resolver) {
+    if (annotation.misfire() == Misfire.NONE) {
+      // No policy, no job: nothing recorded, nothing looked for.
+      return null;
+    }
     String thresholdText = resolver.apply(annotation.misfireThreshold());
     Duration threshold;
     try {
@@ -73,38 +87,38 @@ final class LeaderOnlyJobsFactory {
       throw new InvalidLeaderOnlyMethodException(
           method,
           "has misfireThreshold = '" + thresholdText + "', which is no duration",
-          "Give a duration of zero or more: '10m', 'PT10M', or milliseconds such as '600000'.");
+          THRESHOLDS);
     }
     if (threshold.isNegative()) {
       throw new InvalidLeaderOnlyMethodException(
           method,
           "has misfireThreshold = '" + thresholdText + "', a negative duration",
-          "Give a duration of zero or more: '10m', 'PT10M', or milliseconds such as '600000'.");
+          THRESHOLDS);
     }
-    Set<Scheduled> schedules = JobSchedule.annotations(method);
-    if (schedules.size() != 1) {
-      if (annotation.misfire() != Misfire.SKIP) {
-        throw new InvalidLeaderOnlyMethodException(
-            method,
-            "has misfire = "
-                + annotation.misfire()
-                + " but "
-                + (schedules.isEmpty() ? "is not @Scheduled" : "has several @Scheduled")
-                + ": missed firings are known only from one schedule",
-            "Give it exactly one @Scheduled (cron, fixedRate or fixedDelay), or remove misfire"
-                + " (accepted on such a method: misfire = SKIP, the default).");
-      }
-      return null;
+    // Only how many there are: what they say is read from the tasks Spring makes of them.
+    int schedules =
+        AnnotatedElementUtils.getMergedRepeatableAnnotations(method, Scheduled.class).size();
+    if (schedules != 1) {
+      throw unschedulable(
+          method,
+          annotation.misfire(),
+          (schedules == 0) ? "is not @Scheduled" : "has several @Scheduled");
     }
-    JobSchedule schedule;
-    try {
-      schedule = JobSchedule.of(schedules.iterator().next(), resolver);
-    } catch (RuntimeException ex) {
-      // Spring's own @Scheduled processing reports a bad schedule, in its words.
-      return null;
-    }
-    return (schedule != null)
-        ? new LeaderOnlyJob(office, method, schedule, annotation.misfire(), threshold)
-        : null;
+    return new LeaderOnlyJob(office, method, annotation.misfire(), threshold);
+  }
+
+  /** The refusal of {@code misfire} on {@code method}, which {@code problem}. */
+  static InvalidLeaderOnlyMethodException unschedulable(
+      Method method, Misfire misfire, String problem) {
+    return new InvalidLeaderOnlyMethodException(
+        method,
+        "has misfire = "
+            + misfire
+            + " but "
+            + problem
+            + ": missed firings are known only from one schedule",
+        "Give it exactly one @Scheduled (cron, fixedRate or fixedDelay) in an application with"
+            + " @EnableScheduling, or remove misfire (accepted on such a method: misfire = NONE,"
+            + " the default).");
   }
 }

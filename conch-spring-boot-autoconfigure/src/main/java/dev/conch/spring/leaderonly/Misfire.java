@@ -8,8 +8,15 @@ package dev.conch.spring.leaderonly;
 public enum Misfire {
 
   /**
-   * Nothing: the missed firings are counted and logged, and the job next runs at its next firing
-   * (what every {@code @LeaderOnly} job did before misfires were recorded).
+   * No misfire policy (the default): firings are not recorded, so nothing is known of the ones
+   * missed; each firing runs on whoever leads at that moment, and none of this costs anything: no
+   * record, no etcd key, no thread.
+   */
+  NONE,
+
+  /**
+   * Each firing is recorded; a new leader counts and logs the missed ones and runs none of them:
+   * the job next runs at its next firing.
    */
   SKIP,
 

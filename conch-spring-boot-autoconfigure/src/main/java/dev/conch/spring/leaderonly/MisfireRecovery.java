@@ -4,7 +4,6 @@ import dev.conch.Leadership;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Objects;
 import java.util.OptionalLong;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -119,16 +118,7 @@ final class MisfireRecovery {
       logger.info(what + ": skipped (" + why + ")");
       return;
     }
-    JobRecord claim =
-        new JobRecord(
-            term.office(),
-            job.name(),
-            term.token(),
-            Objects.requireNonNullElse(term.holder().id(), ""),
-            missed.latest(),
-            now,
-            null,
-            JobRecord.Outcome.RUNNING);
+    JobRecord claim = job.claim(term, missed.latest(), now);
     OptionalLong written = this.records.write(term, claim, revision);
     if (written.isEmpty()) {
       // The term ended, or a firing of this term was claimed meanwhile: it ran instead.

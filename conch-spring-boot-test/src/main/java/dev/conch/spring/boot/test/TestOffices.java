@@ -395,7 +395,8 @@ public final class TestOffices implements DisposableBean {
 
   /**
    * The last run of {@code @Scheduled @LeaderOnly} method {@code method} of {@code type} that this
-   * instance knows of (it claimed it, or read it when it last started leading); empty when none.
+   * instance knows of (it claimed it, or read it when it last started leading); empty when none,
+   * and always for a method without a misfire policy (its runs are not recorded).
    *
    * @throws IllegalArgumentException when {@code type} has no {@code @LeaderOnly} method so named
    */

@@ -10,6 +10,7 @@ import dev.conch.spring.leaderonly.InMemoryJobRecords;
 import dev.conch.spring.leaderonly.JobRecord;
 import dev.conch.spring.leaderonly.JobRecords;
 import dev.conch.spring.leaderonly.LeaderOnly;
+import dev.conch.spring.leaderonly.Misfire;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -23,6 +24,7 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
+import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 
 /**
@@ -95,6 +97,7 @@ class TestOfficesAwaitRunsTest {
 
   @SpringBootConfiguration(proxyBeanMethods = false)
   @EnableAutoConfiguration
+  @EnableScheduling
   static class App {
 
     @Bean
@@ -126,7 +129,9 @@ class TestOfficesAwaitRunsTest {
     final AtomicInteger hourly = new AtomicInteger();
   }
 
-  /** Jobs never fired by a scheduler here: the test calls them. */
+  /**
+   * Jobs Spring schedules (so that their runs are recorded) a day after start: the test calls them.
+   */
   static class Report {
 
     private final Gates gates;
@@ -136,8 +141,8 @@ class TestOfficesAwaitRunsTest {
     }
 
     /** Starts, then holds until the test lets it end. */
-    @Scheduled(cron = "0 0 3 * * *")
-    @LeaderOnly
+    @Scheduled(fixedDelay = 1, initialDelay = 1, timeUnit = TimeUnit.DAYS)
+    @LeaderOnly(misfire = Misfire.SKIP)
     void nightly() {
       this.gates.started.countDown();
       try {
@@ -148,14 +153,14 @@ class TestOfficesAwaitRunsTest {
       this.gates.done.incrementAndGet();
     }
 
-    @Scheduled(cron = "0 0 * * * *")
-    @LeaderOnly
+    @Scheduled(fixedDelay = 1, initialDelay = 1, timeUnit = TimeUnit.DAYS)
+    @LeaderOnly(misfire = Misfire.SKIP)
     void hourly() {
       this.gates.hourly.incrementAndGet();
     }
 
-    @Scheduled(cron = "0 30 * * * *")
-    @LeaderOnly
+    @Scheduled(fixedDelay = 1, initialDelay = 1, timeUnit = TimeUnit.DAYS)
+    @LeaderOnly(misfire = Misfire.SKIP)
     void failing() {
       throw new IllegalStateException("the report's source is gone");
     }

@@ -12,6 +12,7 @@ import dev.conch.spring.leaderonly.JobRecord;
 import dev.conch.spring.leaderonly.LeaderOnly;
 import dev.conch.spring.leaderonly.LeaderOnlyJobs;
 import dev.conch.spring.leaderonly.LeaderOnlyTasks;
+import dev.conch.spring.leaderonly.Misfire;
 import dev.conch.test.EtcdExtension;
 import java.time.Duration;
 import java.util.List;
@@ -265,7 +266,7 @@ class HandOverMidRunEtcdTest {
     }
 
     @Scheduled(fixedRate = 200)
-    @LeaderOnly
+    @LeaderOnly(misfire = Misfire.SKIP)
     public void work() {
       if (this.kind.equals("job")) {
         body();

@@ -12,15 +12,19 @@ import dev.conch.spring.leaderonly.JobRecord;
 import dev.conch.spring.leaderonly.LeaderOnly;
 import dev.conch.spring.leaderonly.LeaderOnlyInvocations;
 import dev.conch.spring.leaderonly.LeaderOnlyJobs;
+import dev.conch.spring.leaderonly.Misfire;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 
 /**
@@ -42,6 +46,7 @@ class LeaderOnlyInvocationsTest {
                   ConchAutoConfiguration.class, LeaderOnlyAutoConfiguration.class))
           .withPropertyValues("conch.standalone=true", "spring.application.name=app")
           .withBean(LocalOffices.class, () -> this.offices)
+          .withUserConfiguration(Scheduling.class)
           .withBean(Recorder.class)
           .withBean(Job.class);
 
@@ -163,7 +168,12 @@ class LeaderOnlyInvocationsTest {
     }
   }
 
-  /** Jobs the tests call; never fired by a scheduler here. */
+  /** What schedules the jobs, so that their runs are recorded. */
+  @Configuration(proxyBeanMethods = false)
+  @EnableScheduling
+  static class Scheduling {}
+
+  /** Jobs the tests call; first scheduled a day after start. */
   static class Job {
 
     private final Recorder recorder;
@@ -172,14 +182,14 @@ class LeaderOnlyInvocationsTest {
       this.recorder = recorder;
     }
 
-    @Scheduled(cron = "0 0 3 * * *")
-    @LeaderOnly
+    @Scheduled(fixedDelay = 1, initialDelay = 1, timeUnit = TimeUnit.DAYS)
+    @LeaderOnly(misfire = Misfire.SKIP)
     public void report() {
       this.recorder.lines.add("body");
     }
 
-    @Scheduled(cron = "0 0 4 * * *")
-    @LeaderOnly
+    @Scheduled(fixedDelay = 1, initialDelay = 1, timeUnit = TimeUnit.DAYS)
+    @LeaderOnly(misfire = Misfire.SKIP)
     public void fail() {
       throw new IllegalStateException("failed");
     }
