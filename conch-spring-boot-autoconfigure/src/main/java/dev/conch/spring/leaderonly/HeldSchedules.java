@@ -3,7 +3,9 @@ package dev.conch.spring.leaderonly;
 import java.lang.reflect.Method;
 import java.time.Clock;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.springframework.scheduling.config.ScheduledTask;
@@ -84,26 +86,33 @@ final class HeldSchedules {
   /**
    * Gives each of {@code jobs} the schedule Spring holds for it.
    *
-   * @throws InvalidLeaderOnlyMethodException for a job Spring holds no single schedule for: its
-   *     misfire policy cannot be applied
+   * @return the jobs with the default policy, {@link Misfire#SKIP}, that Spring holds no single
+   *     schedule for (scheduling not enabled, as in many tests; a disabled cron): they are no jobs
+   * @throws InvalidLeaderOnlyMethodException for a job with {@link Misfire#RUN_ONCE} that Spring
+   *     holds no single schedule for: its policy cannot be applied
    */
-  void scheduleAll(Collection<LeaderOnlyJob> jobs) {
+  Map<LeaderOnlyJob, String> scheduleAll(Collection<LeaderOnlyJob> jobs) {
+    Map<LeaderOnlyJob, String> unscheduled = new LinkedHashMap<>();
     for (LeaderOnlyJob job : jobs) {
       if (schedule(job)) {
         continue;
       }
       Set<JobSchedule> held = of(job.method());
-      throw LeaderOnlyJobsFactory.unschedulable(
-          job.method(),
-          job.misfire(),
+      String why =
           !scheduling()
               ? "scheduling is not enabled (no @EnableScheduling), so Spring holds no schedule"
                   + " for it"
               : held.isEmpty()
                   ? "Spring holds no cron, fixed-rate or fixed-delay task for it (a disabled"
                       + " cron '-'?)"
-                  : "Spring holds several schedules for it: " + held);
+                  : "Spring holds several schedules for it: " + held;
+      if (job.misfire() == Misfire.SKIP) {
+        unscheduled.put(job, why);
+      } else {
+        throw LeaderOnlyJobsFactory.unschedulable(job.method(), job.misfire(), why);
+      }
     }
+    return unscheduled;
   }
 
   private static boolean runs(ScheduledTask scheduled, Method method) {

@@ -42,12 +42,13 @@ import org.springframework.core.annotation.AliasFor;
  * within its own class. It cannot also be {@code @Async}: the check would happen on the caller's
  * thread and the work on another, after the term may have ended.
  *
- * <p>On a {@code @Scheduled} method with a {@link #misfire()} policy each firing that runs is
- * recorded under the office (in etcd, outside the election's keys, written with the term's token):
- * a new leader finds the firings that came while the office was vacant and applies the policy. A
- * firing is claimed before it runs, so two terms never both run it; one whose term ended while it
- * ran is reported as interrupted by the next leader, and not run again. Without a policy nothing of
- * this is done.
+ * <p>On a method Spring schedules ({@code @Scheduled}, with {@code @EnableScheduling}) each firing
+ * that runs is recorded under the office (in etcd, outside the election's keys, written with the
+ * term's token): a new leader finds the firings that came while the office was vacant and applies
+ * {@link #misfire()}. A firing is claimed before it runs, so two terms never both run it (not even
+ * across a hand-over between instances whose clocks differ); one whose term ended while it ran is
+ * reported as interrupted by the next leader, and not run again. With {@code misfire = NONE}, and
+ * on a method Spring does not schedule, nothing of this is done.
  *
  * <p>Annotated methods are registered for reflection in a native image ({@link Reflective}), and
  * their proxies are generated ahead of time with the rest of the application's.
@@ -71,11 +72,12 @@ public @interface LeaderOnly {
 
   /**
    * What a new leader does with the firings of this {@code @Scheduled} method that nobody ran:
-   * {@link Misfire#NONE} (the default: firings are not recorded), {@link Misfire#SKIP} or {@link
-   * Misfire#RUN_ONCE}. A policy on a method that Spring does not schedule exactly once ({@code
-   * cron}, {@code fixedRate} or {@code fixedDelay}) fails startup.
+   * {@link Misfire#SKIP} (the default), {@link Misfire#RUN_ONCE}, or {@link Misfire#NONE} (its
+   * firings are not recorded, nor claimed). {@code RUN_ONCE} on a method that Spring does not
+   * schedule exactly once ({@code cron}, {@code fixedRate} or {@code fixedDelay}) fails startup; on
+   * such a method {@code SKIP} records nothing.
    */
-  Misfire misfire() default Misfire.NONE;
+  Misfire misfire() default Misfire.SKIP;
 
   /**
    * How old a missed firing may be, when the new leader finds it, to be run by {@link

@@ -220,7 +220,17 @@ public final class LeaderOnlyJobs
   }
 
   private void refreshed() {
-    this.schedules.scheduleAll(this.jobs.values());
+    this.schedules
+        .scheduleAll(this.jobs.values())
+        .forEach(
+            (job, why) -> {
+              this.jobs.remove(job.method());
+              logger.info(
+                  job.tag()
+                      + " is @LeaderOnly and @Scheduled, but "
+                      + why
+                      + ": its calls are not recorded as firings (no claim, no missed firings)");
+            });
     List<LeadershipAcquiredEvent> waiting;
     synchronized (this.lock) {
       this.refreshed = true;

@@ -99,6 +99,9 @@ final class LeaderOnlyJobsFactory {
     int schedules =
         AnnotatedElementUtils.getMergedRepeatableAnnotations(method, Scheduled.class).size();
     if (schedules != 1) {
+      if (annotation.misfire() == Misfire.SKIP) {
+        return null; // the default: a method called only by code, or one of several schedules
+      }
       throw unschedulable(
           method,
           annotation.misfire(),
@@ -118,7 +121,7 @@ final class LeaderOnlyJobsFactory {
             + problem
             + ": missed firings are known only from one schedule",
         "Give it exactly one @Scheduled (cron, fixedRate or fixedDelay) in an application with"
-            + " @EnableScheduling, or remove misfire (accepted on such a method: misfire = NONE,"
-            + " the default).");
+            + " @EnableScheduling, or remove misfire (accepted on such a method: misfire = SKIP,"
+            + " the default, or NONE).");
   }
 }

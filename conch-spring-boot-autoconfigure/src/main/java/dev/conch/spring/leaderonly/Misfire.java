@@ -8,15 +8,8 @@ package dev.conch.spring.leaderonly;
 public enum Misfire {
 
   /**
-   * No misfire policy (the default): firings are not recorded, so nothing is known of the ones
-   * missed; each firing runs on whoever leads at that moment, and none of this costs anything: no
-   * record, no etcd key, no thread.
-   */
-  NONE,
-
-  /**
-   * Each firing is recorded; a new leader counts and logs the missed ones and runs none of them:
-   * the job next runs at its next firing.
+   * The default. Each firing is claimed and recorded; a new leader counts and logs the missed ones
+   * and runs none of them: the job next runs at its next firing.
    */
   SKIP,
 
@@ -25,5 +18,13 @@ public enum Misfire {
    * no older than {@link LeaderOnly#misfireThreshold()}; the earlier missed firings, and a latest
    * one that is older, are counted and logged as skipped.
    */
-  RUN_ONCE
+  RUN_ONCE,
+
+  /**
+   * No record at all: no etcd key, no read at a new term, no thread. Nothing is known of the
+   * firings missed, and a firing is not claimed, so across a hand-over between instances whose
+   * clocks differ two terms may both run it, one after the other. For a job that is harmless to run
+   * twice.
+   */
+  NONE
 }

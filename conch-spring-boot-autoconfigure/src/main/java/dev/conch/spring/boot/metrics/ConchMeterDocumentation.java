@@ -102,7 +102,7 @@ public enum ConchMeterDocumentation implements MeterDocumentation {
           + " `error`)",
       ConchObservationDocumentation.LEADER_ONLY.getLowCardinalityKeyNames()),
 
-  /** What became of each firing of a {@code @Scheduled @LeaderOnly} job with a misfire policy. */
+  /** What became of each firing of a recorded {@code @Scheduled @LeaderOnly} job. */
   LEADER_ONLY_FIRINGS(
       "conch.leaderonly.firings",
       Meter.Type.COUNTER,

@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.scheduling.annotation.Scheduled;
 
@@ -41,7 +42,9 @@ class MisfireAtStartTest {
       new ApplicationContextRunner()
           .withConfiguration(
               AutoConfigurations.of(
-                  ConchAutoConfiguration.class, LeaderOnlyAutoConfiguration.class))
+                  MetricsAutoConfiguration.class,
+                  ConchAutoConfiguration.class,
+                  LeaderOnlyAutoConfiguration.class))
           .withPropertyValues("conch.standalone=true", "spring.application.name=" + OFFICE)
           .withBean(LocalOffices.class, () -> this.offices)
           .withBean(InMemoryJobRecords.class, () -> this.records)

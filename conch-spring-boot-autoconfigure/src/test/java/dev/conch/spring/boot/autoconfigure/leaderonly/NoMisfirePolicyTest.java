@@ -20,18 +20,23 @@ import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.scheduling.annotation.Scheduled;
 
 /**
- * Misfire handling costs nothing until a {@code @LeaderOnly} method asks for it: a
- * {@code @Scheduled @LeaderOnly} job without a policy runs on the leader with no record read or
- * written (so no etcd key), and no misfire thread, in term after term; a policy Spring's scheduling
- * cannot serve fails startup.
+ * Misfire handling costs nothing where it is not used: a {@code @LeaderOnly} method that Spring
+ * does not schedule (none is {@code @Scheduled}, or scheduling is not enabled, as in many tests)
+ * and a job that opts out ({@code misfire = NONE}) run on the leader with no record read or written
+ * (so no etcd key) and no misfire thread, in term after term; only {@code RUN_ONCE}, which cannot
+ * work without Spring's schedule, fails startup there.
  */
 @Timeout(60)
+@ExtendWith(OutputCaptureExtension.class)
 class NoMisfirePolicyTest {
 
   private static final Duration WAIT = Duration.ofSeconds(20);
@@ -52,17 +57,17 @@ class NoMisfirePolicyTest {
           .withBean(CountingJobRecords.class, () -> this.records);
 
   @Test
-  void jobWithoutAPolicyTouchesNoRecordAndStartsNoThread() {
+  void aJobThatOptsOutTouchesNoRecordAndStartsNoThread() {
     // Threads of earlier tests' contexts end once those contexts closed.
     await().atMost(WAIT).until(() -> !misfireThreadRuns());
     this.contextRunner
         .withUserConfiguration(MisfirePolicyTest.Scheduling.class)
-        .withBean(PlainJob.class)
+        .withBean(OptedOutJob.class)
         .run(
             context -> {
               assertThat(context).hasNotFailed();
               Election election = context.getBean(Election.class);
-              PlainJob job = context.getBean(PlainJob.class);
+              OptedOutJob job = context.getBean(OptedOutJob.class);
               assertThat(election.awaitLeadership(WAIT)).isTrue();
               await().atMost(WAIT).until(() -> job.runs() >= 3);
               // A second term: a new leader is where missed firings would be looked for.
@@ -78,28 +83,69 @@ class NoMisfirePolicyTest {
   }
 
   @Test
-  void policyOnAScheduledMethodWithoutSchedulingFailsStartup() {
-    FailureAnalysis analysis =
-        ConchTestSupport.analyze(
-            this.contextRunner.withBean(PolicyJob.class), new InvalidMethodFailureAnalyzer());
-    assertThat(analysis.getDescription())
-        .contains(
-            "@LeaderOnly method PolicyJob.run()",
-            "misfire = SKIP",
-            "scheduling is not enabled (no @EnableScheduling)");
-    assertThat(analysis.getAction()).contains("@EnableScheduling", "misfire = NONE");
+  void aMethodThatIsNotScheduledTouchesNoRecord() {
+    this.contextRunner
+        .withUserConfiguration(MisfirePolicyTest.Scheduling.class)
+        .withBean(Unscheduled.class)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context.getBean(Election.class).awaitLeadership(WAIT)).isTrue();
+              Unscheduled job = context.getBean(Unscheduled.class);
+              job.run();
+              job.run();
+              assertThat(job.runs()).isEqualTo(2);
+              assertThat(this.records.calls).hasValue(0);
+              assertThat(misfireThreadRuns()).isFalse();
+            });
   }
 
   @Test
-  void policyOnAMethodWithoutScheduledFailsStartup() {
+  void theDefaultPolicyWithoutSchedulingStartsRecordsNothingAndSaysSo(CapturedOutput output) {
+    this.contextRunner
+        .withBean(ScheduledJob.class)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context.getBean(Election.class).awaitLeadership(WAIT)).isTrue();
+              ScheduledJob job = context.getBean(ScheduledJob.class);
+              job.run();
+              assertThat(job.runs()).isEqualTo(1);
+              assertThat(this.records.calls).hasValue(0);
+            });
+    assertThat(output)
+        .contains(
+            "ScheduledJob.run() is @LeaderOnly and @Scheduled, but scheduling is not enabled (no"
+                + " @EnableScheduling)",
+            "its calls are not recorded as firings");
+  }
+
+  @Test
+  void runOnceWithoutSchedulingFailsStartup() {
+    FailureAnalysis analysis =
+        ConchTestSupport.analyze(
+            this.contextRunner.withBean(RunOnceJob.class), new InvalidMethodFailureAnalyzer());
+    assertThat(analysis.getDescription())
+        .contains(
+            "@LeaderOnly method RunOnceJob.run()",
+            "misfire = RUN_ONCE",
+            "scheduling is not enabled (no @EnableScheduling)");
+    assertThat(analysis.getAction()).contains("@EnableScheduling", "misfire = SKIP");
+  }
+
+  @Test
+  void runOnceOnAMethodWithoutScheduledFailsStartup() {
     FailureAnalysis analysis =
         ConchTestSupport.analyze(
             this.contextRunner
                 .withUserConfiguration(MisfirePolicyTest.Scheduling.class)
-                .withBean(Unscheduled.class),
+                .withBean(UnscheduledRunOnce.class),
             new InvalidMethodFailureAnalyzer());
     assertThat(analysis.getDescription())
-        .contains("@LeaderOnly method Unscheduled.run()", "misfire = SKIP", "is not @Scheduled");
+        .contains(
+            "@LeaderOnly method UnscheduledRunOnce.run()",
+            "misfire = RUN_ONCE",
+            "is not @Scheduled");
   }
 
   private static boolean misfireThreadRuns() {
@@ -107,31 +153,51 @@ class NoMisfirePolicyTest {
         .anyMatch(thread -> thread.getName().equals("conch-misfire") && thread.isAlive());
   }
 
-  static class PlainJob {
+  abstract static class Counted {
 
     final AtomicInteger runs = new AtomicInteger();
 
     int runs() {
       return this.runs.get();
     }
+  }
+
+  static class OptedOutJob extends Counted {
 
     @Scheduled(fixedRate = 50)
-    @LeaderOnly
+    @LeaderOnly(misfire = Misfire.NONE)
     void run() {
       this.runs.incrementAndGet();
     }
   }
 
-  static class PolicyJob {
+  static class ScheduledJob extends Counted {
 
     @Scheduled(fixedRate = 50)
-    @LeaderOnly(misfire = Misfire.SKIP)
+    @LeaderOnly
+    public void run() {
+      this.runs.incrementAndGet();
+    }
+  }
+
+  static class Unscheduled extends Counted {
+
+    @LeaderOnly
+    public void run() {
+      this.runs.incrementAndGet();
+    }
+  }
+
+  static class RunOnceJob {
+
+    @Scheduled(fixedRate = 50)
+    @LeaderOnly(misfire = Misfire.RUN_ONCE)
     void run() {}
   }
 
-  static class Unscheduled {
+  static class UnscheduledRunOnce {
 
-    @LeaderOnly(misfire = Misfire.SKIP)
+    @LeaderOnly(misfire = Misfire.RUN_ONCE)
     public void run() {}
   }
 
