@@ -5,8 +5,9 @@ import org.springframework.context.ApplicationEvent;
 
 /**
  * A change of leadership of one office, published as an {@link ApplicationEvent} on the election's
- * event thread; listen with {@code @EventListener}. The raw {@link dev.conch.ElectionEvent}s are
- * published too, for listeners that want every state.
+ * event thread; listen with {@code @EventListener}. The one family of leadership events: the core's
+ * raw {@link dev.conch.ElectionEvent}s are not published beside them (an {@link
+ * dev.conch.ElectionListener} added to the {@link Election} hears every state).
  */
 public abstract class LeadershipEvent extends ApplicationEvent {
 

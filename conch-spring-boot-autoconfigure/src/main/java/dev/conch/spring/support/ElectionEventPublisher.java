@@ -87,11 +87,11 @@ final class ElectionEventPublisher implements ElectionListener, LeadershipHandle
   }
 
   private void deliver(ElectionEvent event) {
+    // One family: the leadership events, not the core's raw ones beside them.
     LeadershipEvent change = toLeadershipEvent(event);
     if (change != null) {
       publish(change);
     }
-    publish(event);
     if (event instanceof ElectionEvent.Resigned) {
       List<CompletableFuture<Void>> heard = new ArrayList<>();
       synchronized (this.monitor) {
