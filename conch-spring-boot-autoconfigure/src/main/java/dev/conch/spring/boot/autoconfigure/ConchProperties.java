@@ -13,6 +13,11 @@ import org.springframework.boot.convert.DurationUnit;
 /**
  * Configuration properties for conch: which offices this instance campaigns for, how it holds its
  * lease in etcd, and how long its hooks may take.
+ *
+ * <p>Why one file of over 400 lines: as Boot's own properties classes ({@code ServerProperties}),
+ * the {@code conch.*} tree is one class with its groups nested ({@code etcd}, {@code health},
+ * {@code offices.<name>}, ...), so that the generated metadata and the binder read one tree; it is
+ * fields, their documentation and accessors, with no logic.
  */
 @ConfigurationProperties("conch")
 public class ConchProperties {
