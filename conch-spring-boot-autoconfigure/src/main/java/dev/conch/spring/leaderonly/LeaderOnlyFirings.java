@@ -2,8 +2,8 @@ package dev.conch.spring.leaderonly;
 
 import static dev.conch.spring.boot.metrics.ConchMeterDocumentation.LEADER_ONLY_FIRINGS;
 
-import dev.conch.spring.boot.metrics.BoundRegistries;
 import dev.conch.spring.observation.ConchKeyNames;
+import dev.conch.spring.support.BoundRegistries;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;

@@ -19,6 +19,7 @@ import dev.conch.spring.LeadershipEvent;
 import dev.conch.spring.LeadershipLostEvent;
 import dev.conch.spring.OfficeMovedEvent;
 import dev.conch.spring.observation.ConchKeyNames;
+import dev.conch.spring.support.BoundRegistries;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;

@@ -3,9 +3,9 @@ package dev.conch.spring.boot.autoconfigure.fence;
 import static dev.conch.spring.boot.metrics.ConchMeterDocumentation.FENCE;
 
 import dev.conch.jdbc.StaleTokenException;
-import dev.conch.spring.boot.metrics.BoundRegistries;
 import dev.conch.spring.fence.FenceListener;
 import dev.conch.spring.observation.ConchKeyNames;
+import dev.conch.spring.support.BoundRegistries;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;

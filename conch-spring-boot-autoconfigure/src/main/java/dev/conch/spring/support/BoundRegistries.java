@@ -1,4 +1,4 @@
-package dev.conch.spring.boot.metrics;
+package dev.conch.spring.support;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
