@@ -1,6 +1,6 @@
 package dev.conch.spring.leaderonly;
 
-import static dev.conch.spring.boot.metrics.ConchMeterDocumentation.LEADER_ONLY_FIRINGS;
+import static dev.conch.spring.observation.ConchMeterDocumentation.LEADER_ONLY_FIRINGS;
 
 import dev.conch.spring.observation.ConchKeyNames;
 import dev.conch.spring.support.BoundRegistries;

@@ -1,13 +1,13 @@
 package dev.conch.spring.boot.metrics;
 
-import static dev.conch.spring.boot.metrics.ConchMeterDocumentation.BALANCE_MOVES;
-import static dev.conch.spring.boot.metrics.ConchMeterDocumentation.CAMPAIGN;
-import static dev.conch.spring.boot.metrics.ConchMeterDocumentation.EVENTS_DROPPED;
-import static dev.conch.spring.boot.metrics.ConchMeterDocumentation.LEADER;
-import static dev.conch.spring.boot.metrics.ConchMeterDocumentation.RENEWAL_FAILURES;
-import static dev.conch.spring.boot.metrics.ConchMeterDocumentation.TERM;
-import static dev.conch.spring.boot.metrics.ConchMeterDocumentation.TERM_INTERRUPTED;
-import static dev.conch.spring.boot.metrics.ConchMeterDocumentation.TRANSITIONS;
+import static dev.conch.spring.observation.ConchMeterDocumentation.BALANCE_MOVES;
+import static dev.conch.spring.observation.ConchMeterDocumentation.CAMPAIGN;
+import static dev.conch.spring.observation.ConchMeterDocumentation.EVENTS_DROPPED;
+import static dev.conch.spring.observation.ConchMeterDocumentation.LEADER;
+import static dev.conch.spring.observation.ConchMeterDocumentation.RENEWAL_FAILURES;
+import static dev.conch.spring.observation.ConchMeterDocumentation.TERM;
+import static dev.conch.spring.observation.ConchMeterDocumentation.TERM_INTERRUPTED;
+import static dev.conch.spring.observation.ConchMeterDocumentation.TRANSITIONS;
 
 import dev.conch.Election;
 import dev.conch.LossReason;

@@ -1,7 +1,7 @@
 /**
  * The Micrometer meters of conch ({@link ConchMetrics}, a {@code MeterBinder}) and their
- * documentation ({@link ConchMeterDocumentation}): leadership, transitions, terms, campaign time,
- * dropped events, renewal failures.
+ * documentation ({@link dev.conch.spring.observation.ConchMeterDocumentation}): leadership,
+ * transitions, terms, campaign time, dropped events, renewal failures.
  */
 @NullMarked
 package dev.conch.spring.boot.metrics;

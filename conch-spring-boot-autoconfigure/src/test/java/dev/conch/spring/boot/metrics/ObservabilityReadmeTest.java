@@ -2,6 +2,7 @@ package dev.conch.spring.boot.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.conch.spring.observation.ConchMeterDocumentation;
 import dev.conch.spring.observation.ConchObservationDocumentation;
 import io.micrometer.common.docs.KeyName;
 import io.micrometer.observation.docs.ObservationDocumentation;

@@ -1,6 +1,6 @@
 package dev.conch.spring.boot.autoconfigure.fence;
 
-import static dev.conch.spring.boot.metrics.ConchMeterDocumentation.FENCE;
+import static dev.conch.spring.observation.ConchMeterDocumentation.FENCE;
 
 import dev.conch.jdbc.StaleTokenException;
 import dev.conch.spring.fence.FenceListener;
@@ -15,7 +15,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  * conch.outcome}: {@code passed} when a transaction that passed the fence committed, {@code stale}
  * when the fence refused a stale token (the transaction rolled back). A {@link MeterBinder}, which
  * Spring Boot binds to the application's registries. Documented by {@link
- * dev.conch.spring.boot.metrics.ConchMeterDocumentation#FENCE}.
+ * dev.conch.spring.observation.ConchMeterDocumentation#FENCE}.
  */
 public class FenceMetrics implements FenceListener, MeterBinder {
 

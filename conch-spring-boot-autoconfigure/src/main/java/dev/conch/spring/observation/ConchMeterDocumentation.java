@@ -1,7 +1,5 @@
-package dev.conch.spring.boot.metrics;
+package dev.conch.spring.observation;
 
-import dev.conch.spring.observation.ConchKeyNames;
-import dev.conch.spring.observation.ConchObservationDocumentation;
 import io.micrometer.common.docs.KeyName;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.docs.MeterDocumentation;
