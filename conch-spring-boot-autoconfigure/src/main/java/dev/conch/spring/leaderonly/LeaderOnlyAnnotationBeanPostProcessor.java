@@ -6,7 +6,6 @@ import dev.conch.spring.observation.LeaderOnlyObservationContext;
 import dev.conch.spring.observation.LeaderOnlyObservationConvention;
 import dev.conch.spring.support.AnnotatedMethodAdvisingPostProcessor;
 import dev.conch.spring.support.RequiredOffices;
-import io.micrometer.observation.ObservationRegistry;
 import java.lang.reflect.Method;
 import java.util.Collection;
 import java.util.List;
@@ -201,13 +200,12 @@ public final class LeaderOnlyAnnotationBeanPostProcessor
       return listeners;
     }
 
+    /** The observations the observation auto-configuration made, else none. */
     private static LeaderOnlyObserver observerOf(BeanFactory beanFactory) {
-      LeaderOnlyObservationConvention custom =
-          beanFactory.getBeanProvider(LeaderOnlyObservationConvention.class).getIfUnique();
-      ObservationRegistry observations =
-          beanFactory.getBeanProvider(ObservationRegistry.class).getIfUnique();
-      return (observations != null && !observations.isNoop())
-          ? new LeaderOnlyObservations(observations, custom)
+      LeaderOnlyObservations observations =
+          beanFactory.getBeanProvider(LeaderOnlyObservations.class).getIfUnique();
+      return (observations != null && observations.active())
+          ? observations
           : LeaderOnlyObserver.NONE;
     }
   }

@@ -12,8 +12,11 @@ import org.jspecify.annotations.Nullable;
  * is a child of the observation current on the calling thread (a {@code @Scheduled} run's) and
  * current while the method runs; a skipped call is an observation of its own, started and stopped
  * at once, with the outcome {@code SKIPPED}.
+ *
+ * <p>Infrastructure of the starter: its observation auto-configuration makes it of the
+ * application's {@code ObservationRegistry} and convention; applications do not use it.
  */
-final class LeaderOnlyObservations implements LeaderOnlyObserver {
+public final class LeaderOnlyObservations implements LeaderOnlyObserver {
 
   private final ObservationRegistry registry;
 
@@ -25,8 +28,11 @@ final class LeaderOnlyObservations implements LeaderOnlyObserver {
   /**
    * Observations in {@code registry}, named by the application's {@code custom} convention when it
    * has one (it beats the registry's global conventions), else by those, else by the default.
+   *
+   * @param registry the application's registry
+   * @param custom the application's convention, if any
    */
-  LeaderOnlyObservations(
+  public LeaderOnlyObservations(
       ObservationRegistry registry, @Nullable LeaderOnlyObservationConvention custom) {
     this.registry = registry;
     this.custom = custom;
@@ -49,6 +55,11 @@ final class LeaderOnlyObservations implements LeaderOnlyObserver {
     } finally {
       observation.stop();
     }
+  }
+
+  /** Whether it records anything: not with a no-op registry. */
+  boolean active() {
+    return !this.registry.isNoop();
   }
 
   private Observation observation(LeaderOnlyObservationContext context) {

@@ -20,8 +20,11 @@ import org.springframework.beans.factory.BeanFactory;
  * <p>The term itself is no observation: a span open for the whole term would be exported only when
  * the term ends, and never after a crash. The term is in the meters ({@code conch.leader}, {@code
  * conch.term}); its hooks share its token.
+ *
+ * <p>Infrastructure of the starter: its observation auto-configuration makes it of the
+ * application's {@code ObservationRegistry} and convention; applications do not use it.
  */
-final class ConchObservations implements LeadershipObserver {
+public final class ConchObservations implements LeadershipObserver {
 
   private final ObservationRegistry registry;
 
@@ -30,24 +33,24 @@ final class ConchObservations implements LeadershipObserver {
   private final @Nullable HookObservationConvention hookConvention;
 
   /**
-   * Observations in the application's {@code ObservationRegistry}, named by its convention bean or
-   * the default; null when it has no registry, or a no-op one.
+   * The observations the observation auto-configuration made (of the application's {@code
+   * ObservationRegistry} and convention); null without them, or with a no-op registry. Looked up
+   * once every singleton exists, not injected: the lifecycle is created before the registry.
    */
   static @Nullable LeadershipObserver of(BeanFactory beanFactory) {
-    ObservationRegistry registry =
-        beanFactory.getBeanProvider(ObservationRegistry.class).getIfUnique();
-    if (registry == null || registry.isNoop()) {
-      return null;
-    }
-    return new ConchObservations(
-        registry, beanFactory.getBeanProvider(HookObservationConvention.class).getIfUnique());
+    ConchObservations observations =
+        beanFactory.getBeanProvider(ConchObservations.class).getIfUnique();
+    return (observations != null && !observations.registry.isNoop()) ? observations : null;
   }
 
   /**
    * Observations in {@code registry}, named by the application's convention {@code hook} when it
    * has one (it beats the registry's global conventions), else by those, else by the default.
+   *
+   * @param registry the application's registry
+   * @param hook the application's convention, if any
    */
-  ConchObservations(ObservationRegistry registry, @Nullable HookObservationConvention hook) {
+  public ConchObservations(ObservationRegistry registry, @Nullable HookObservationConvention hook) {
     this.registry = registry;
     this.hookConvention = hook;
   }

@@ -13,6 +13,7 @@ import dev.conch.spring.OnLeadership;
 import dev.conch.spring.OnLeadership.Transition;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import dev.conch.spring.boot.autoconfigure.leaderonly.LeaderOnlyAutoConfiguration;
+import dev.conch.spring.boot.autoconfigure.observation.ConchObservationAutoConfiguration;
 import dev.conch.spring.leaderonly.LeaderOnly;
 import io.micrometer.common.KeyValue;
 import io.micrometer.observation.Observation;
@@ -45,7 +46,9 @@ class ObservationsTest {
 
   private final ApplicationContextRunner contextRunner =
       new ApplicationContextRunner()
-          .withConfiguration(AutoConfigurations.of(ConchAutoConfiguration.class))
+          .withConfiguration(
+              AutoConfigurations.of(
+                  ConchObservationAutoConfiguration.class, ConchAutoConfiguration.class))
           .withPropertyValues("conch.standalone=true", "spring.application.name=app")
           .withBean(LocalOffices.class, () -> this.offices);
 

@@ -8,6 +8,7 @@ import dev.conch.ElectionOptions;
 import dev.conch.local.LocalOffices;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import dev.conch.spring.boot.autoconfigure.metrics.ConchMetricsAutoConfiguration;
+import dev.conch.spring.boot.autoconfigure.observation.ConchObservationAutoConfiguration;
 import dev.conch.spring.leaderonly.LeaderOnly;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -53,6 +54,7 @@ class LeaderOnlyMetersTest {
           .withConfiguration(
               AutoConfigurations.of(
                   MetricsAutoConfiguration.class,
+                  ConchObservationAutoConfiguration.class,
                   ConchAutoConfiguration.class,
                   LeaderOnlyAutoConfiguration.class))
           .withPropertyValues("conch.standalone=true", "spring.application.name=app")

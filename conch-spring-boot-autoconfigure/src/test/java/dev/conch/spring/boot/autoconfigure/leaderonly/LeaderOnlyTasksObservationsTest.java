@@ -7,6 +7,7 @@ import dev.conch.Election;
 import dev.conch.ElectionOptions;
 import dev.conch.local.LocalOffices;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
+import dev.conch.spring.boot.autoconfigure.observation.ConchObservationAutoConfiguration;
 import dev.conch.spring.leaderonly.LeaderOnlyTasks;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.tck.TestObservationRegistry;
@@ -34,7 +35,9 @@ class LeaderOnlyTasksObservationsTest {
       new ApplicationContextRunner()
           .withConfiguration(
               AutoConfigurations.of(
-                  ConchAutoConfiguration.class, LeaderOnlyAutoConfiguration.class))
+                  ConchObservationAutoConfiguration.class,
+                  ConchAutoConfiguration.class,
+                  LeaderOnlyAutoConfiguration.class))
           .withPropertyValues("conch.standalone=true", "spring.application.name=app")
           .withBean(LocalOffices.class, () -> this.offices)
           .withBean(TestObservationRegistry.class, TestObservationRegistry::create);

@@ -10,6 +10,7 @@ import dev.conch.Leadership;
 import dev.conch.local.LocalOffices;
 import dev.conch.spring.Elections;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
+import dev.conch.spring.boot.autoconfigure.observation.ConchObservationAutoConfiguration;
 import dev.conch.spring.leaderonly.CurrentLeadership;
 import dev.conch.spring.leaderonly.LeaderOnlyAnnotationBeanPostProcessor;
 import dev.conch.spring.leaderonly.LeaderOnlyTasks;
@@ -52,6 +53,7 @@ class LeaderOnlyTasksTest {
               AutoConfigurations.of(
                   ObservationAutoConfiguration.class,
                   MetricsAutoConfiguration.class,
+                  ConchObservationAutoConfiguration.class,
                   ConchAutoConfiguration.class,
                   LeaderOnlyAutoConfiguration.class))
           .withPropertyValues(

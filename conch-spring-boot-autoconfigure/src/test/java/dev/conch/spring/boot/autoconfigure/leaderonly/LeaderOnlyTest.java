@@ -13,6 +13,7 @@ import dev.conch.spring.Elections;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
 import dev.conch.spring.boot.autoconfigure.ConchTestSupport;
 import dev.conch.spring.boot.autoconfigure.InvalidMethodFailureAnalyzer;
+import dev.conch.spring.boot.autoconfigure.observation.ConchObservationAutoConfiguration;
 import dev.conch.spring.leaderonly.CurrentLeadership;
 import dev.conch.spring.leaderonly.InvalidLeaderOnlyMethodException;
 import dev.conch.spring.leaderonly.LeaderOnly;
@@ -67,6 +68,7 @@ class LeaderOnlyTest {
               AutoConfigurations.of(
                   ObservationAutoConfiguration.class,
                   MetricsAutoConfiguration.class,
+                  ConchObservationAutoConfiguration.class,
                   ConchAutoConfiguration.class,
                   LeaderOnlyAutoConfiguration.class))
           .withPropertyValues("conch.standalone=true", "spring.application.name=app")

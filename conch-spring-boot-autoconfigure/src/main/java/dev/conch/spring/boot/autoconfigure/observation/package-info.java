@@ -1,0 +1,5 @@
+/** Auto-configuration of conch's observations. */
+@NullMarked
+package dev.conch.spring.boot.autoconfigure.observation;
+
+import org.jspecify.annotations.NullMarked;
