@@ -23,8 +23,8 @@ import org.springframework.context.ApplicationEventPublisher;
 
 /**
  * Publishes the events of one election as {@link ApplicationEvent}s: a {@link LeadershipEvent} for
- * each campaign and change of leadership, and every raw {@link ElectionEvent} as a payload event. A
- * {@link LeadershipLostEvent} carries the work its term's stop interrupted ({@link
+ * each campaign and change of leadership (the one family: the raw {@link ElectionEvent}s are not
+ * published). A {@link LeadershipLostEvent} carries the work its term's stop interrupted ({@link
  * ElectionEvent.WorkInterrupted} comes before the end of its term), so that conch's own listeners
  * (the meters) read the leadership events only.
  *
