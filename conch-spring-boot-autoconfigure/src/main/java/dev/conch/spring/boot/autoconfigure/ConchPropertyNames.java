@@ -64,6 +64,11 @@ final class ConchPropertyNames {
         while (urls.hasMoreElements()) {
           try (InputStream in = urls.nextElement().openStream()) {
             String text = StreamUtils.copyToString(in, StandardCharsets.UTF_8);
+            // Most jars' metadata names no conch.* property: not parsed at all (Boot's own is
+            // large, and this runs on every start).
+            if (!text.contains("\"conch.")) {
+              continue;
+            }
             if (json.parseMap(text).get("properties") instanceof List<?> properties) {
               for (Object property : properties) {
                 if (property instanceof Map<?, ?> fields
