@@ -32,6 +32,10 @@ import org.jspecify.annotations.Nullable;
  *   proxy.delayRequests(Duration.ofSeconds(3)); // requests arrive late, answers at once
  * }
  * }</pre>
+ *
+ * <p>Longer than most files here, on purpose: its faults (blackhole, reset, delay) act on the same
+ * pairs of sockets and their pump threads, so each needs the others' state; apart they would share
+ * it through a wider interface than this class's.
  */
 public final class TcpProxy implements AutoCloseable {
 
