@@ -36,9 +36,10 @@ import org.springframework.util.ReflectionUtils;
  *
  * <p>A job's schedule is the one Spring holds ({@link HeldSchedules}), read no earlier than when
  * Spring scheduled it: at the job's first firing, or when the context has refreshed (Spring
- * schedules its tasks on the {@link ContextRefreshedEvent}), which also refuses a misfire policy on
- * a method Spring holds no single schedule for. A term won before then looks for missed firings
- * once the context has refreshed.
+ * schedules its tasks on the {@link ContextRefreshedEvent}). Then a job Spring holds no single
+ * schedule for is refused with {@link Misfire#RUN_ONCE}, and with the default {@link Misfire#SKIP}
+ * is no job (an INFO line says so). A term won before then looks for missed firings once the
+ * context has refreshed.
  */
 public final class LeaderOnlyJobs
     implements SmartApplicationListener, ApplicationContextAware, DisposableBean {
