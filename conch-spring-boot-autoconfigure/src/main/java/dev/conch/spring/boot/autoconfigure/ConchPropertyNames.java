@@ -1,5 +1,8 @@
 package dev.conch.spring.boot.autoconfigure;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import java.beans.PropertyDescriptor;
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,15 +13,13 @@ import java.util.Enumeration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
+import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.BeanUtils;
 import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
-import org.springframework.boot.json.JsonParser;
-import org.springframework.boot.json.JsonParserFactory;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.StreamUtils;
 
@@ -37,6 +38,8 @@ final class ConchPropertyNames {
     "META-INF/additional-spring-configuration-metadata.json"
   };
 
+  private static final JsonFactory JSON = new JsonFactory();
+
   /** A map key: any one element. */
   private static final String KEY = "*";
 
@@ -54,7 +57,6 @@ final class ConchPropertyNames {
   static ConchPropertyNames load(@Nullable ClassLoader classLoader) {
     ClassLoader loader = (classLoader != null) ? classLoader : ClassUtils.getDefaultClassLoader();
     Set<String> names = new LinkedHashSet<>();
-    JsonParser json = JsonParserFactory.getJsonParser();
     for (String resource : METADATA) {
       try {
         Enumeration<URL> urls =
@@ -66,18 +68,8 @@ final class ConchPropertyNames {
             String text = StreamUtils.copyToString(in, StandardCharsets.UTF_8);
             // Most jars' metadata names no conch.* property: not parsed at all (Boot's own is
             // large, and this runs on every start).
-            if (!text.contains("\"conch.")) {
-              continue;
-            }
-            if (json.parseMap(text).get("properties") instanceof List<?> properties) {
-              for (Object property : properties) {
-                if (property instanceof Map<?, ?> fields
-                    && fields.get("name") instanceof String name
-                    && name.startsWith("conch.")) {
-                  Object type = fields.get("type");
-                  names.addAll(expand(name, (type instanceof String t) ? t : "", loader));
-                }
-              }
+            if (text.contains("\"conch.")) {
+              read(text, (name, type) -> names.addAll(expand(name, type, loader)));
             }
           }
         }
@@ -86,6 +78,51 @@ final class ConchPropertyNames {
       }
     }
     return new ConchPropertyNames(names.stream().map(name -> List.of(name.split("\\."))).toList());
+  }
+
+  /**
+   * Hands each {@code conch.*} property of the metadata {@code json} to {@code property}: its name
+   * and its type ({@code ""} if it has none). Read with jackson-core's streaming parser, which
+   * conch-core brings: not Boot's {@code JsonParserFactory}, whose fallback when no JSON library is
+   * on the class path (an application of the starter alone) turns most entries into strings.
+   */
+  static void read(String json, BiConsumer<String, String> property) throws IOException {
+    try (JsonParser parser = JSON.createParser(json)) {
+      if (parser.nextToken() != JsonToken.START_OBJECT) {
+        return;
+      }
+      while (parser.nextToken() == JsonToken.FIELD_NAME) {
+        boolean properties = "properties".equals(parser.currentName());
+        if (parser.nextToken() != JsonToken.START_ARRAY || !properties) {
+          parser.skipChildren();
+          continue;
+        }
+        for (JsonToken entry = parser.nextToken();
+            entry != null && entry != JsonToken.END_ARRAY;
+            entry = parser.nextToken()) {
+          if (entry != JsonToken.START_OBJECT) {
+            parser.skipChildren();
+            continue;
+          }
+          String name = null;
+          String type = "";
+          while (parser.nextToken() == JsonToken.FIELD_NAME) {
+            String field = parser.currentName();
+            JsonToken value = parser.nextToken();
+            if (value == JsonToken.VALUE_STRING && "name".equals(field)) {
+              name = parser.getText();
+            } else if (value == JsonToken.VALUE_STRING && "type".equals(field)) {
+              type = parser.getText();
+            } else {
+              parser.skipChildren();
+            }
+          }
+          if (name != null && name.startsWith("conch.")) {
+            property.accept(name, type);
+          }
+        }
+      }
+    }
   }
 
   /** {@code name}, or for a map the names below it. */

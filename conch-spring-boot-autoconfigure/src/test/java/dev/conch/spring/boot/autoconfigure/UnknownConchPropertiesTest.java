@@ -2,6 +2,14 @@ package dev.conch.spring.boot.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.File;
+import java.lang.reflect.Method;
+import java.net.MalformedURLException;
+import java.net.URI;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -10,6 +18,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -114,6 +123,64 @@ class UnknownConchPropertiesTest {
         "--conch.quarantine=5s",
         "--conch.enabled=true");
     assertThat(output).doesNotContain(WARNING);
+  }
+
+  /**
+   * An application of the starter alone has no JSON library: Boot's JsonParserFactory fell back to
+   * its basic parser, which turned most entries of the metadata into strings, and every conch.*
+   * property the application set was then called unknown. The check runs here in a class loader of
+   * this module's class path without Jackson's databind (2 or 3) and Gson, as in such an
+   * application.
+   */
+  @Test
+  void theNamesAreKnownOnAClassPathWithoutAJsonLibrary() throws Exception {
+    URL[] classPath =
+        Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+            .filter(entry -> !entry.contains("jackson-databind") && !entry.contains("gson"))
+            .map(entry -> Path.of(entry).toUri())
+            .map(UnknownConchPropertiesTest::url)
+            .toArray(URL[]::new);
+    try (URLClassLoader loader =
+        new URLClassLoader(classPath, ClassLoader.getPlatformClassLoader())) {
+      assertThat(loader.getResource("tools/jackson/databind/ObjectMapper.class")).isNull();
+      assertThat(loader.getResource("com/fasterxml/jackson/databind/ObjectMapper.class")).isNull();
+      assertThat(loader.getResource("com/google/gson/Gson.class")).isNull();
+      Class<?> names = loader.loadClass(ConchPropertyNames.class.getName());
+      Class<?> nameType = loader.loadClass(ConfigurationPropertyName.class.getName());
+      Method load = names.getDeclaredMethod("load", ClassLoader.class);
+      Method isKnown = names.getDeclaredMethod("isKnown", nameType, boolean.class);
+      Method of = nameType.getMethod("of", CharSequence.class);
+      load.setAccessible(true);
+      isKnown.setAccessible(true);
+      // Where Boot's ClassUtils look for a JSON library, as in the application.
+      Thread thread = Thread.currentThread();
+      ClassLoader context = thread.getContextClassLoader();
+      Object known;
+      thread.setContextClassLoader(loader);
+      try {
+        known = load.invoke(null, loader);
+      } finally {
+        thread.setContextClassLoader(context);
+      }
+      for (String name :
+          List.of(
+              "conch.office",
+              "conch.etcd.endpoints",
+              "conch.ttl",
+              "conch.offices.billing.stop-timeout",
+              "conch.fence.jdbc.initialize-schema")) {
+        assertThat(isKnown.invoke(known, of.invoke(null, name), false)).as(name).isEqualTo(true);
+      }
+      assertThat(isKnown.invoke(known, of.invoke(null, "conch.tll"), false)).isEqualTo(false);
+    }
+  }
+
+  private static URL url(URI uri) {
+    try {
+      return uri.toURL();
+    } catch (MalformedURLException e) {
+      throw new IllegalArgumentException(uri.toString(), e);
+    }
   }
 
   private static void run(StandardEnvironment environment, String... args) {
