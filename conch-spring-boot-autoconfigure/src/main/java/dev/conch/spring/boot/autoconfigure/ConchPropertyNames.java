@@ -3,9 +3,10 @@ package dev.conch.spring.boot.autoconfigure;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import java.beans.PropertyDescriptor;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -16,7 +17,6 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
-import org.springframework.beans.BeanUtils;
 import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
@@ -136,17 +136,30 @@ final class ConchPropertyNames {
     }
     List<String> names = new ArrayList<>();
     try {
-      Class<?> valueType = ClassUtils.forName(value, loader);
-      for (PropertyDescriptor descriptor : BeanUtils.getPropertyDescriptors(valueType)) {
-        if (descriptor.getWriteMethod() != null) {
-          names.add(
-              name + "." + KEY + "." + DataObjectPropertyName.toDashedForm(descriptor.getName()));
+      // Its setters, as Boot's JavaBeanBinder binds them: read by reflection, not by java.beans'
+      // introspection, whose first use made the check take 66-76 ms on the one-office app's
+      // main thread instead of 44-49.
+      for (Method method : ClassUtils.forName(value, loader).getMethods()) {
+        String setter = method.getName();
+        if (setter.length() > 3
+            && setter.startsWith("set")
+            && method.getParameterCount() == 1
+            && !Modifier.isStatic(method.getModifiers())) {
+          names.add(name + "." + KEY + "." + DataObjectPropertyName.toDashedForm(property(setter)));
         }
       }
     } catch (ClassNotFoundException | LinkageError e) {
       return List.of(name + "." + ANY);
     }
     return names;
+  }
+
+  /** The property a setter writes, as java.beans names it: {@code setTtl} writes {@code ttl}. */
+  private static String property(String setter) {
+    String name = setter.substring(3);
+    return (name.length() > 1 && Character.isUpperCase(name.charAt(1)))
+        ? name
+        : Character.toLowerCase(name.charAt(0)) + name.substring(1);
   }
 
   /** Whether Boot binds {@code name} to a {@code conch.*} property. */
