@@ -3,6 +3,7 @@ package dev.conch.cli;
 import dev.conch.Durations;
 import dev.conch.InvalidArgumentException;
 import dev.conch.Setting;
+import dev.conch.cli.logging.StderrLogging;
 import dev.conch.etcd.EtcdClients;
 import dev.conch.etcd.SessionOptions;
 import io.etcd.jetcd.Client;
@@ -185,6 +186,7 @@ final class ConnectionOptions {
       @Nullable Path cacert,
       @Nullable Path cert,
       @Nullable Path key) {
+    StderrLogging.quietJavaUtilLogging();
     ClientBuilder builder = EtcdClients.builder(uris, CALL_TIMEOUT);
     builder = EtcdClients.withCredentials(builder, user, password);
     return EtcdClients.withTls(builder, ssl(cacert, cert, key)).build();

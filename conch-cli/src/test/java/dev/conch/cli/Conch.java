@@ -29,6 +29,7 @@ final class Conch {
 
   private final Map<String, String> env = new HashMap<>();
   private final String endpoints;
+  private Path launcher = launcher();
 
   private Conch(String endpoints) {
     this.endpoints = endpoints;
@@ -41,9 +42,22 @@ final class Conch {
 
   /** The same launcher with one more environment variable. */
   Conch env(String name, String value) {
+    Conch copy = copy();
+    copy.env.put(name, value);
+    return copy;
+  }
+
+  /** The same, started as {@code path} (a link to the launcher, for one). */
+  Conch via(Path path) {
+    Conch copy = copy();
+    copy.launcher = path;
+    return copy;
+  }
+
+  private Conch copy() {
     Conch copy = new Conch(endpoints);
     copy.env.putAll(env);
-    copy.env.put(name, value);
+    copy.launcher = launcher;
     return copy;
   }
 
@@ -78,7 +92,7 @@ final class Conch {
 
   private Running start(List<String> prefix, String... args) {
     List<String> command = new ArrayList<>(prefix);
-    command.add(launcher().toString());
+    command.add(launcher.toString());
     List<String> given = List.of(args);
     int dashes = given.indexOf("--");
     List<String> own = dashes < 0 ? given : given.subList(0, dashes);

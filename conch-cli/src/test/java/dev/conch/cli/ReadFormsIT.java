@@ -9,12 +9,15 @@ import dev.conch.test.Etcdctl;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -45,6 +48,24 @@ class ReadFormsIT {
     assertThat(text.stdout()).isEmpty();
     assertThat(json.status()).isEqualTo(1);
     assertThat(json.stdout()).isEmpty();
+  }
+
+  @Test
+  void aLinkToTheLauncherStartsFromTheSameClassDataArchiveAndSlf4jSaysNothing(@TempDir Path dir)
+      throws IOException {
+    Path link = Files.createSymbolicLink(dir.resolve("conch"), Conch.launcher().toAbsolutePath());
+
+    Conch.Result direct = conch.run("elect", "vacant", "--who");
+    Conch.Result linked =
+        conch
+            .via(link)
+            .env("CONCH_JAVA_OPTS", "-Xlog:class+load=info:stderr")
+            .run("elect", "vacant", "--who");
+
+    assertThat(direct.status()).isEqualTo(1);
+    assertThat(direct.stderr()).doesNotContain("SLF4J");
+    assertThat(linked.status()).isEqualTo(1);
+    assertThat(linked.stderr()).contains("dev.conch.cli.Main source: shared objects file");
   }
 
   @Test

@@ -50,7 +50,15 @@ public final class StderrLogging implements SLF4JServiceProvider, ILoggerFactory
       conchLevel = quiet ? Level.ERROR : Level.INFO;
       libraryLevel = Level.ERROR;
     }
-    // gRPC and Vert.x log through java.util.logging: keep them off the console.
+  }
+
+  /**
+   * Keeps java.util.logging, which gRPC and Vert.x log through, off the console (on it with {@code
+   * $CONCH_LOG=debug}); before the first jetcd client is built, after {@link #configure}. Not done
+   * for a read over etcd's JSON gateway: starting java.util.logging makes the JDK look for a logger
+   * service in every jar of the class path, about 30 ms of a {@code --who}.
+   */
+  public static void quietJavaUtilLogging() {
     LogManager.getLogManager().reset();
     java.util.logging.Logger.getLogger("")
         .setLevel(
