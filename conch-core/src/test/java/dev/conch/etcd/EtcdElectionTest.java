@@ -9,6 +9,8 @@ import dev.conch.ElectionOptions;
 import dev.conch.EventLog;
 import dev.conch.FencedLock;
 import dev.conch.Holder;
+import dev.conch.Leadership;
+import dev.conch.LeadershipHandler;
 import dev.conch.LossReason;
 import dev.conch.State;
 import dev.conch.test.EtcdExtension;
@@ -20,6 +22,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -280,5 +284,42 @@ class EtcdElectionTest {
 
     assertThat(a.state()).isEqualTo(State.CLOSED);
     assertThat(b.awaitLeadership(Duration.ofSeconds(10))).isTrue();
+  }
+
+  @Test
+  void closingASessionEndsItsOfficesTogetherAsClosed() throws Exception {
+    Client client = etcds.client(etcd.cluster());
+    EtcdSession session =
+        EtcdSession.open(client, SessionOptions.defaults().withTtl(Duration.ofSeconds(30)));
+    int count = 4;
+    // Each lose hook waits for the others': offices closed one after another would each wait
+    // in vain (and the close would take count times as long as one lose hook).
+    CountDownLatch losing = new CountDownLatch(count);
+    List<LossReason> together = new CopyOnWriteArrayList<>();
+    List<Election> elections = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      Election election =
+          session.election(ElectionOptions.builder(office()).candidateId("a").build());
+      election.addHandler(
+          new LeadershipHandler() {
+            @Override
+            public void lost(Leadership leadership, LossReason reason) throws Exception {
+              losing.countDown();
+              if (losing.await(5, TimeUnit.SECONDS)) {
+                together.add(reason);
+              }
+            }
+          });
+      election.start();
+      elections.add(election);
+    }
+    for (Election election : elections) {
+      assertThat(election.awaitLeadership(WAIT)).isTrue();
+    }
+
+    session.close();
+
+    assertThat(together).hasSize(count).containsOnly(LossReason.CLOSED);
+    assertThat(elections).allMatch(election -> election.state() == State.CLOSED);
   }
 }
