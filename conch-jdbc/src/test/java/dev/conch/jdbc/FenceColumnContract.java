@@ -57,6 +57,11 @@ abstract class FenceColumnContract {
   /** How many sessions wait for a lock right now (one count column). */
   abstract String waitingSessionsQuery();
 
+  /** How often {@link #waitingSessionsQuery()} may be asked; some databases cache its answer. */
+  Duration waitingPollInterval() {
+    return Duration.ofMillis(10);
+  }
+
   /** The JDBC isolation levels to run each race at. */
   abstract List<Integer> isolationLevels();
 
@@ -686,7 +691,7 @@ abstract class FenceColumnContract {
   void awaitWaitingOrDone(Future<?> other) {
     await()
         .atMost(Duration.ofSeconds(10))
-        .pollInterval(Duration.ofMillis(10))
+        .pollInterval(waitingPollInterval())
         .until(
             () -> {
               if (other.isDone()) {

@@ -51,6 +51,11 @@ abstract class FenceContract {
   /** How many sessions wait for a lock right now (one count column). */
   abstract String waitingSessionsQuery();
 
+  /** How often {@link #waitingSessionsQuery()} may be asked; some databases cache its answer. */
+  Duration waitingPollInterval() {
+    return Duration.ofMillis(10);
+  }
+
   /** Whether {@code e} is a failure the caller retries: a serialization failure or deadlock. */
   boolean isRetryable(SQLException e) {
     return e.getSQLState() != null && e.getSQLState().startsWith("40");
@@ -281,7 +286,7 @@ abstract class FenceContract {
   void awaitWaitingOrDone(java.util.concurrent.Future<?> other) {
     await()
         .atMost(Duration.ofSeconds(10))
-        .pollInterval(Duration.ofMillis(10))
+        .pollInterval(waitingPollInterval())
         .until(
             () -> {
               if (other.isDone()) {

@@ -101,6 +101,10 @@ public final class MariaDbServer extends DatabaseServer {
             setup.add(install.toString());
             setup.add("--no-defaults");
             setup.add("--datadir=" + dir.resolve("data"));
+            // Its own temp dir, as the server's: a bootstrap deletes every #sql* file it finds in
+            // its temp dir, so two installs sharing /tmp (two test JVMs) failed now and then on
+            // "Error on delete of '/tmp/#sql-temptable-...'".
+            setup.add("--tmpdir=" + dir);
             setup.add("--auth-root-authentication-method=normal");
             setup.add("--skip-test-db");
             if (DatabaseProcess.runningAsRoot()) {
