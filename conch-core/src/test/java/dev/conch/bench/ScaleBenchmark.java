@@ -3,6 +3,9 @@ package dev.conch.bench;
 import dev.conch.Election;
 import dev.conch.ElectionEvent;
 import dev.conch.ElectionOptions;
+import dev.conch.Leadership;
+import dev.conch.LeadershipHandler;
+import dev.conch.LossReason;
 import dev.conch.State;
 import dev.conch.etcd.EtcdClients;
 import dev.conch.etcd.EtcdSession;
@@ -42,6 +45,15 @@ public final class ScaleBenchmark {
 
   private static final Duration IDLE = Duration.ofSeconds(20);
 
+  /** Each leader's stop takes 100 ms: a session's close shows whether its offices stop together. */
+  private static final LeadershipHandler SLOW_LOSE_HOOK =
+      new LeadershipHandler() {
+        @Override
+        public void lost(Leadership leadership, LossReason reason) throws InterruptedException {
+          TimeUnit.MILLISECONDS.sleep(100);
+        }
+      };
+
   private ScaleBenchmark() {}
 
   public static void main(String[] args) throws Exception {
@@ -68,6 +80,7 @@ public final class ScaleBenchmark {
       for (int i = 0; i < n; i++) {
         EtcdSession owner = i % 2 == 0 ? a : b;
         Election election = owner.election(ElectionOptions.forOffice("scale-" + i));
+        election.addHandler(SLOW_LOSE_HOOK);
         election.addListener(
             event -> {
               if (event instanceof ElectionEvent.Leading) {
@@ -102,6 +115,8 @@ public final class ScaleBenchmark {
       long heap =
           ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() / (1024 * 1024);
       int threads = ManagementFactory.getThreadMXBean().getThreadCount() - threadsBefore;
+      double watchers = cluster.member(0).metric("etcd_debugging_mvcc_watcher_total");
+      double streams = cluster.member(0).metric("etcd_debugging_mvcc_watch_stream_total");
       System.out.printf(
           "offices: %d offices x 2 sessions in one JVM (each leads %d, follows %d)%n",
           n, n / 2, n / 2);
@@ -110,6 +125,16 @@ public final class ScaleBenchmark {
       System.out.printf(
           "  etcd requests per second while idle: %.1f (renew interval %s, both sessions)%n",
           perSecond, a.renewalBudget().interval());
+      System.out.printf(
+          "  etcd watchers: %.0f on %.0f watch streams (etcd's /metrics, both sessions)%n",
+          watchers, streams);
+      // Closing a session ends its offices together: as long as one leader's 100 ms lose hook, not
+      // n / 2 of them.
+      long closeStart = System.nanoTime();
+      a.close();
+      System.out.printf(
+          "  closing a session of %d offices (leads %d, follows %d; 100 ms lose hooks): %8.0f ms%n",
+          n, n / 2, n / 2, (System.nanoTime() - closeStart) / 1e6);
     }
   }
 
