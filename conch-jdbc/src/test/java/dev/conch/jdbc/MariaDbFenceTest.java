@@ -27,15 +27,10 @@ class MariaDbFenceTest extends FenceRacesContract {
     return FenceDialect.MARIADB;
   }
 
-  /**
-   * InnoDB answers its information_schema tables from a cache that it refills only after 100 ms
-   * without a read (CACHE_MIN_IDLE_TIME_US in trx0i_s.cc): asked every 10 ms, it never refilled,
-   * and a lock wait that began after the first ask was never seen (the race tests timed out under
-   * load, with the other transaction waiting on the row all along).
-   */
+  /** Slower than InnoDB's lock tables refresh ({@link MariaDbServer#LOCK_PROBE_INTERVAL}). */
   @Override
   Duration waitingPollInterval() {
-    return Duration.ofMillis(200);
+    return MariaDbServer.LOCK_PROBE_INTERVAL;
   }
 
   @Override

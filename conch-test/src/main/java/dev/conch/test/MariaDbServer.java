@@ -34,6 +34,14 @@ public final class MariaDbServer extends DatabaseServer {
   /** The empty database created at start: {@value}. */
   public static final String DATABASE = "conch";
 
+  /**
+   * How often a test may ask InnoDB's lock tables ({@code information_schema.INNODB_TRX} and its
+   * kin) and still see a lock wait that began since it last looked: InnoDB answers them from a
+   * cache it refills only after 100 ms without a read ({@code CACHE_MIN_IDLE_TIME_US} in
+   * trx0i_s.cc), so a probe every 10 ms never sees a wait that began after its first look.
+   */
+  public static final Duration LOCK_PROBE_INTERVAL = Duration.ofMillis(200);
+
   private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
 
   private MariaDbServer(Path dir, DatabaseProcess process) {

@@ -2,6 +2,7 @@ package dev.conch.spring.fence;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.conch.test.MariaDbServer;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -101,14 +102,13 @@ final class Deadlock implements AutoCloseable {
   }
 
   /**
-   * Waits until some session of the database waits for a row lock. Every 200 ms: InnoDB answers
-   * INNODB_TRX from a cache it refills only after 100 ms without a read, so a faster probe would
-   * never see a wait that began after its first look.
+   * Waits until some session of the database waits for a row lock; no faster than InnoDB's lock
+   * tables refresh ({@link MariaDbServer#LOCK_PROBE_INTERVAL}).
    */
   private void awaitLockWait() {
     await()
         .atMost(Duration.ofSeconds(10))
-        .pollInterval(Duration.ofMillis(200))
+        .pollInterval(MariaDbServer.LOCK_PROBE_INTERVAL)
         .until(() -> lockWaits() > 0);
   }
 
