@@ -45,7 +45,7 @@ public final class EtcdSession implements AutoCloseable {
   private final Ticker ticker;
   private final LeaseKeeper keeper;
   private final CampaignFailureLog campaignFailures;
-  private final Map<String, Election> elections = new ConcurrentHashMap<>();
+  private final Map<String, FencedElection> elections = new ConcurrentHashMap<>();
   private final List<OfficeGroup> groups = new CopyOnWriteArrayList<>();
   private final AtomicLong wakeups = new AtomicLong();
   private final AtomicLong rewatches = new AtomicLong();
@@ -97,9 +97,9 @@ public final class EtcdSession implements AutoCloseable {
   public Election election(ElectionOptions electionOptions) {
     String office = electionOptions.office();
     keeper.require(electionOptions.stopTimeout(), electionOptions.safetyMargin());
-    Election election =
+    FencedElection election =
         new FencedElection(new EtcdOffice(this, office), electionOptions, ticker, options.clock());
-    Election before =
+    FencedElection before =
         elections.compute(
             office,
             (name, existing) ->
@@ -212,12 +212,10 @@ public final class EtcdSession implements AutoCloseable {
     }
     // Every office leaves at once, then each is closed: N offices take as long as the slowest of
     // their lose hooks, not the sum.
-    for (Election election : elections.values()) {
-      if (election instanceof FencedElection fenced) {
-        fenced.closeAsync();
-      }
+    for (FencedElection election : elections.values()) {
+      election.closeAsync();
     }
-    for (Election election : elections.values()) {
+    for (FencedElection election : elections.values()) {
       election.close();
     }
     synchronized (monitor) {

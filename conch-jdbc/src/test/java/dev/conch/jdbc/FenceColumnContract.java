@@ -4,7 +4,6 @@ import static dev.conch.jdbc.Transactions.failure;
 import static dev.conch.jdbc.Transactions.value;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -689,20 +688,8 @@ abstract class FenceColumnContract {
    * other} ended without waiting.
    */
   void awaitWaitingOrDone(Future<?> other) {
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .pollInterval(waitingPollInterval())
-        .until(
-            () -> {
-              if (other.isDone()) {
-                return true;
-              }
-              try (Connection c = connect();
-                  Statement s = c.createStatement();
-                  ResultSet count = s.executeQuery(waitingSessionsQuery())) {
-                return count.next() && count.getLong(1) > 0;
-              }
-            });
+    Transactions.awaitWaitingOrDone(
+        other, this::connect, waitingSessionsQuery(), waitingPollInterval());
   }
 
   private static int probe(Connection c) throws SQLException {

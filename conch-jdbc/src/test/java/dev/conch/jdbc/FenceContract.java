@@ -5,7 +5,6 @@ import static dev.conch.jdbc.Transactions.failure;
 import static dev.conch.jdbc.Transactions.value;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 import dev.conch.Holder;
 import dev.conch.Leadership;
@@ -284,20 +283,8 @@ abstract class FenceContract {
    * {@code other} ended without waiting (it failed at once: the race was run all the same).
    */
   void awaitWaitingOrDone(java.util.concurrent.Future<?> other) {
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .pollInterval(waitingPollInterval())
-        .until(
-            () -> {
-              if (other.isDone()) {
-                return true;
-              }
-              try (Connection c = connect();
-                  Statement s = c.createStatement();
-                  ResultSet count = s.executeQuery(waitingSessionsQuery())) {
-                return count.next() && count.getLong(1) > 0;
-              }
-            });
+    Transactions.awaitWaitingOrDone(
+        other, this::connect, waitingSessionsQuery(), waitingPollInterval());
   }
 
   /** Asserts that a stale transaction that failed at the fence left nothing behind. */

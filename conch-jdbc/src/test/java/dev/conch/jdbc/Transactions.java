@@ -1,12 +1,16 @@
 package dev.conch.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -41,6 +45,28 @@ final class Transactions implements AutoCloseable {
   /** Runs {@code work} on a named thread of its own. */
   <T> Future<T> inThread(Callable<T> work) {
     return threads.submit(work);
+  }
+
+  /**
+   * Waits until {@code waitingSessions} (a count) finds some session waiting for a lock, asked on a
+   * new connection every {@code interval}, or until {@code other} ended without waiting.
+   */
+  static void awaitWaitingOrDone(
+      Future<?> other, Callable<Connection> connect, String waitingSessions, Duration interval) {
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(interval)
+        .until(
+            () -> {
+              if (other.isDone()) {
+                return true;
+              }
+              try (Connection c = connect.call();
+                  Statement s = c.createStatement();
+                  ResultSet count = s.executeQuery(waitingSessions)) {
+                return count.next() && count.getLong(1) > 0;
+              }
+            });
   }
 
   /** Notes that {@code event} happened now. */

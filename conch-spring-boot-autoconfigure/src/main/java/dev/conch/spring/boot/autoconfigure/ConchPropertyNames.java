@@ -22,6 +22,7 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyN
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.StreamUtils;
+import org.springframework.util.StringUtils;
 
 /**
  * The {@code conch.*} names Boot binds, read from the configuration metadata of every jar ({@code
@@ -145,21 +146,14 @@ final class ConchPropertyNames {
             && setter.startsWith("set")
             && method.getParameterCount() == 1
             && !Modifier.isStatic(method.getModifiers())) {
-          names.add(name + "." + KEY + "." + DataObjectPropertyName.toDashedForm(property(setter)));
+          String property = StringUtils.uncapitalizeAsProperty(setter.substring(3));
+          names.add(name + "." + KEY + "." + DataObjectPropertyName.toDashedForm(property));
         }
       }
     } catch (ClassNotFoundException | LinkageError e) {
       return List.of(name + "." + ANY);
     }
     return names;
-  }
-
-  /** The property a setter writes, as java.beans names it: {@code setTtl} writes {@code ttl}. */
-  private static String property(String setter) {
-    String name = setter.substring(3);
-    return (name.length() > 1 && Character.isUpperCase(name.charAt(1)))
-        ? name
-        : Character.toLowerCase(name.charAt(0)) + name.substring(1);
   }
 
   /** Whether Boot binds {@code name} to a {@code conch.*} property. */
