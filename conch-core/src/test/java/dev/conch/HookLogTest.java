@@ -95,7 +95,11 @@ class HookLogTest {
   }
 
   private List<String> warnings() {
-    return this.logged.list.stream()
+    List<ILoggingEvent> events;
+    synchronized (this.logged) { // the appender appends under its own lock, from hook threads
+      events = List.copyOf(this.logged.list);
+    }
+    return events.stream()
         .filter(event -> event.getLevel() == Level.WARN)
         .map(ILoggingEvent::getFormattedMessage)
         .toList();

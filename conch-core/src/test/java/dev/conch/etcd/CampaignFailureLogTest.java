@@ -85,7 +85,11 @@ class CampaignFailureLogTest {
   }
 
   private List<String> warnings() {
-    return logged.list.stream()
+    List<ILoggingEvent> events;
+    synchronized (logged) { // the appender appends under its own lock, from the session's threads
+      events = List.copyOf(logged.list);
+    }
+    return events.stream()
         .filter(event -> event.getLevel() == Level.WARN)
         .map(ILoggingEvent::getFormattedMessage)
         .filter(message -> message.contains("campaign failed"))

@@ -354,7 +354,7 @@ class EtcdOfficeGroupTest {
           .atMost(WAIT)
           .until(
               () ->
-                  logged.list.stream()
+                  snapshot(logged).stream()
                       .anyMatch(
                           e ->
                               e.getLevel() == Level.ERROR
@@ -405,5 +405,12 @@ class EtcdOfficeGroupTest {
         .isInstanceOf(InvalidArgumentException.class)
         .hasMessageContaining("'you'")
         .hasMessageContaining("candidate id 'me'");
+  }
+
+  /** What {@code appender} holds now: it appends under its own lock, from the group's threads. */
+  private static List<ILoggingEvent> snapshot(ListAppender<ILoggingEvent> appender) {
+    synchronized (appender) {
+      return List.copyOf(appender.list);
+    }
   }
 }
