@@ -1,6 +1,7 @@
 package dev.conch;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -90,6 +91,39 @@ public interface Election extends AutoCloseable {
     thread.setDaemon(true);
     thread.start();
     return done;
+  }
+
+  /**
+   * {@link #resign()}, saying why: the office's history records {@code why} as what ended the term
+   * (for example "by an operator through the actuator endpoint").
+   */
+  default void resign(String why) {
+    resign();
+  }
+
+  /** {@link #resignAsync()}, saying why, as {@link #resign(String)} does. */
+  default CompletableFuture<Void> resignAsync(String why) {
+    return resignAsync();
+  }
+
+  /**
+   * {@link #transfer(String)}, saying why: the office's history records {@code why} beside the
+   * target (for example "fair share: 3 offices here, 1 there").
+   */
+  default void transfer(String candidateId, String why) {
+    transfer(candidateId);
+  }
+
+  /**
+   * The office's last {@code limit} terms as its history in the store keeps them, oldest first: who
+   * led, with which token, from when, and when and how each term ended (DESIGN.md, "The flight
+   * recorder"). Empty when the store keeps no history or the office never had a recorded term.
+   *
+   * @param limit how many of the last terms, at least 1
+   * @throws EtcdUnavailableException when the store cannot be read in time
+   */
+  default List<TermRecord> history(int limit) {
+    return List.of();
   }
 
   /**

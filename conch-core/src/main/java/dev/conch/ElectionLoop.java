@@ -316,6 +316,7 @@ final class ElectionLoop {
       // waits on an unreachable etcd must not hold the news back.
       State end = LeadershipTerm.stateAfter(reason);
       election.setState(end);
+      term.grant().ending(reason, election.endDetail(reason));
       switch (end) {
         case RESIGNED -> events.post(new ElectionEvent.Resigned(office, leadership.token()));
         case TRANSFERRED -> events.post(new ElectionEvent.Transferred(office, leadership.token()));

@@ -57,6 +57,9 @@ public final class FencedElection implements Election {
   // Guarded by monitor: what a named transfer hands over, set with Command.TRANSFER.
   private HandOver.@Nullable Plan handOver;
 
+  // Guarded by monitor: why the command was given, for the office's history; null: not said.
+  private @Nullable String why;
+
   // Guarded by monitor: completes when the loop has left the election it joined last.
   private CompletableFuture<Void> finished = CompletableFuture.completedFuture(null);
   private boolean closed;
@@ -117,6 +120,7 @@ public final class FencedElection implements Election {
         running = true;
         finished = new CompletableFuture<>();
         command = Command.RUN;
+        why = null;
       }
       loop.execute(loop::begin);
     }
@@ -175,7 +179,12 @@ public final class FencedElection implements Election {
 
   @Override
   public void resign() {
-    stop(Command.RESIGN);
+    stop(Command.RESIGN, null);
+  }
+
+  @Override
+  public void resign(String reason) {
+    stop(Command.RESIGN, reason);
   }
 
   @Override
@@ -185,6 +194,7 @@ public final class FencedElection implements Election {
         throw new NotLeaderException(office());
       }
       command = Command.TRANSFER;
+      why = null;
       monitor.notifyAll();
     }
     detachCaller();
@@ -199,6 +209,11 @@ public final class FencedElection implements Election {
    */
   @Override
   public void transfer(String candidateId) {
+    transfer(candidateId, null);
+  }
+
+  @Override
+  public void transfer(String candidateId, @Nullable String reason) {
     Objects.requireNonNull(candidateId, "candidateId");
     LeadershipTerm term;
     synchronized (monitor) {
@@ -217,6 +232,7 @@ public final class FencedElection implements Election {
       }
       command = Command.TRANSFER;
       handOver = plan;
+      why = reason;
       monitor.notifyAll();
     }
     detachCaller();
@@ -274,7 +290,7 @@ public final class FencedElection implements Election {
           return;
         }
       }
-      stop(Command.CLOSE);
+      stop(Command.CLOSE, null);
       synchronized (monitor) {
         closed = true;
         monitor.notifyAll();
@@ -292,7 +308,7 @@ public final class FencedElection implements Election {
    * the slowest of their lose hooks bounds them all, not their sum.
    */
   public CompletableFuture<Void> closeAsync() {
-    return ask(Command.CLOSE).copy();
+    return ask(Command.CLOSE, null).copy();
   }
 
   /**
@@ -301,15 +317,46 @@ public final class FencedElection implements Election {
    */
   @Override
   public CompletableFuture<Void> resignAsync() {
-    return ask(Command.RESIGN).copy();
+    return ask(Command.RESIGN, null).copy();
+  }
+
+  @Override
+  public CompletableFuture<Void> resignAsync(String reason) {
+    return ask(Command.RESIGN, reason).copy();
+  }
+
+  @Override
+  public List<TermRecord> history(int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit " + limit + ": at least 1 term");
+    }
+    try {
+      // The store bounds its own read; this bound is only a belt.
+      return lock.history(limit).get(stopBound().toNanos(), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException failure) {
+        throw failure;
+      }
+      throw new ConchException(
+          "office '" + office() + "': reading the history failed", e.getCause());
+    } catch (TimeoutException e) {
+      throw new EtcdUnavailableException(
+          "office '" + office() + "': the history was not read within " + stopBound(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ConchException("office '" + office() + "': interrupted reading the history", e);
+    }
   }
 
   /** Asks the loop to leave the election; the future completes when it has. */
-  private CompletableFuture<Void> ask(Command how) {
+  private CompletableFuture<Void> ask(Command how, @Nullable String reason) {
     CompletableFuture<Void> left;
     synchronized (monitor) {
       if (!running) {
         return CompletableFuture.completedFuture(null);
+      }
+      if (command != how) {
+        why = reason;
       }
       command = how;
       left = finished;
@@ -331,9 +378,9 @@ public final class FencedElection implements Election {
     }
   }
 
-  private void stop(Command how) {
+  private void stop(Command how, @Nullable String reason) {
     synchronized (lifecycle) {
-      ask(how);
+      ask(how, reason);
       awaitLoop(() -> !running, stopBound());
       synchronized (monitor) {
         if (running) {
@@ -424,9 +471,33 @@ public final class FencedElection implements Election {
     synchronized (monitor) {
       if (command == Command.TRANSFER) {
         command = Command.RUN;
+        why = null;
       }
       handOver = null;
       monitor.notifyAll();
+    }
+  }
+
+  /**
+   * What ended the term, in words, for the office's history: why the command was given, and to whom
+   * a transfer hands the office.
+   */
+  @Nullable String endDetail(LossReason reason) {
+    synchronized (monitor) {
+      return switch (reason) {
+        case RESIGNED -> why != null ? why : "resign() was called";
+        case CLOSED -> why != null ? why : "the election was closed";
+        case TRANSFERRED ->
+            (handOver != null
+                    ? "handed to '" + handOver.targetId() + "'"
+                    : "handed to the next in line")
+                + (why != null ? ": " + why : "");
+        case ACQUIRE_FAILED -> "an acquire hook failed or did not finish within the hook timeout";
+        case LEASE_EXPIRED ->
+            "the lease is gone in etcd, or its deadline passed before the holder could act";
+        case KEY_DELETED -> "its key was deleted by someone else";
+        case RENEWAL_FAILED -> null; // the store knows its last error
+      };
     }
   }
 

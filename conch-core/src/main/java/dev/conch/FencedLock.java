@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The seam between the election loop ({@link FencedElection}) and a store: the candidacies of one
@@ -96,6 +97,17 @@ public interface FencedLock {
    */
   boolean guardedPut(Grant grant, String key, String value);
 
+  /**
+   * The office's last {@code limit} terms, oldest first (DESIGN.md, "The flight recorder"); empty
+   * when the store keeps no history, or the office never had a recorded term.
+   *
+   * @return the terms, or a failure ({@link EtcdUnavailableException}) when the store cannot be
+   *     read in time
+   */
+  default CompletableFuture<List<TermRecord>> history(int limit) {
+    return CompletableFuture.completedFuture(List.of());
+  }
+
   /** A held lock: valid until its deadline, or until the store says it ended. */
   interface Grant {
 
@@ -111,5 +123,15 @@ public interface FencedLock {
 
     /** Why the store ended the grant (key deleted, lease gone), or empty while it holds. */
     Optional<LossReason> ended();
+
+    /**
+     * Tells the grant how its term ended, before it is released or handed over: the store records
+     * it in the office's history with the release (DESIGN.md, "The flight recorder"). A store that
+     * keeps no history ignores it.
+     *
+     * @param reason how the term ended
+     * @param detail what ended it, in words (who asked, to whom, which error), or {@code null}
+     */
+    default void ending(LossReason reason, @Nullable String detail) {}
   }
 }

@@ -33,19 +33,23 @@ final class HandOver {
    * The most candidates that may stand between with etcd's default limit. etcd refuses a
    * transaction whose compares, or whose operations of either branch, number more than its {@code
    * --max-txn-ops} ({@code checkTxnRequest}: the largest of the three counts, not their sum); a
-   * hand-over past n candidates compares n + 2 keys (the leader's, theirs, the target's) and
-   * deletes n + 1, so its compares are what must fit.
+   * hand-over past n candidates compares n + 2 keys (the leader's, theirs, the target's), deletes n
+   * + 1 and writes the term's end into the office's history (a put and a trim), so its n + 3
+   * operations are what must fit.
    */
   static final int MAX_BETWEEN = maxBetween(ETCD_MAX_TXN_OPS);
 
-  /** How many keys a hand-over past {@code between} candidates compares in its transaction. */
-  static int compares(int between) {
-    return between + 2;
+  /**
+   * How many operations a hand-over past {@code between} candidates has in its transaction: its
+   * compares and its deletes, and the history's two writes.
+   */
+  static int operations(int between) {
+    return between + 3;
   }
 
   /** The most candidates that may stand between when a transaction takes {@code maxTxnOps}. */
   static int maxBetween(int maxTxnOps) {
-    return maxTxnOps - 2;
+    return maxTxnOps - 3;
   }
 
   /** Whom to hand over to, and whose keys go with the leader's. */
@@ -118,9 +122,9 @@ final class HandOver {
           targetId,
           between.size()
               + " candidates stand between this leader and the target: the hand-over would"
-              + " compare "
-              + compares(between.size())
-              + " keys in one transaction, and the store takes at most "
+              + " take "
+              + operations(between.size())
+              + " operations in one transaction, and the store takes at most "
               + maxTxnOps
               + (maxTxnOps == ETCD_MAX_TXN_OPS
                   ? " (etcd's default --max-txn-ops)"

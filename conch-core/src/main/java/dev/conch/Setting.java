@@ -126,6 +126,17 @@ public final class Setting<T> {
       new Setting<>(
           "renew-interval", null, "a positive duration shorter than the ttl", Setting::isPositive);
 
+  /** The most terms each office's history keeps in etcd. */
+  public static final int MAX_HISTORY_TERMS = 1000;
+
+  /** How many terms each office's history keeps in etcd: 100; 0 writes none. */
+  public static final Setting<Integer> HISTORY_TERMS =
+      new Setting<>(
+          "history-terms",
+          100,
+          "0 (no history) to " + MAX_HISTORY_TERMS,
+          n -> n != null && n >= 0 && n <= MAX_HISTORY_TERMS);
+
   /** The longest any single etcd call may take: 5 s. */
   public static final Setting<Duration> TIMEOUT = positive("timeout", 5_000);
 

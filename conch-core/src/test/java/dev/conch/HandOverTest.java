@@ -32,43 +32,43 @@ class HandOverTest {
   }
 
   @Test
-  void aHandOverComparesTheLeaderTheKeysBetweenAndTheTarget() {
-    assertThat(HandOver.compares(0)).isEqualTo(2);
-    assertThat(HandOver.compares(126)).isEqualTo(128);
-    assertThat(HandOver.MAX_BETWEEN).isEqualTo(126);
+  void aHandOverDeletesTheLeaderAndTheKeysBetweenAndWritesTheHistory() {
+    assertThat(HandOver.operations(0)).isEqualTo(3);
+    assertThat(HandOver.operations(125)).isEqualTo(128);
+    assertThat(HandOver.MAX_BETWEEN).isEqualTo(125);
   }
 
   @Test
   void asManyCandidatesBetweenAsEtcdsDefaultTakesArePassed() {
-    List<Holder> line = line(126);
+    List<Holder> line = line(125);
     HandOver.Plan plan = HandOver.plan(line.get(0), line, "t");
-    assertThat(plan.between()).hasSize(126);
+    assertThat(plan.between()).hasSize(125);
     assertThat(plan.target().id()).isEqualTo("t");
   }
 
   @Test
   void oneMoreThanEtcdsDefaultTakesIsRefusedNamingTheNumberAndTheLimit() {
-    List<Holder> line = line(127);
+    List<Holder> line = line(126);
     assertThatThrownBy(() -> HandOver.plan(line.get(0), line, "t"))
         .isInstanceOf(TransferRefusedException.class)
         .hasMessage(
-            "office 'billing': cannot hand over to 't': 127 candidates stand between this leader"
-                + " and the target: the hand-over would compare 129 keys in one transaction, and"
-                + " the store takes at most 128 (etcd's default --max-txn-ops), so at most 126 can"
-                + " be passed; nothing was changed");
+            "office 'billing': cannot hand over to 't': 126 candidates stand between this leader"
+                + " and the target: the hand-over would take 129 operations in one transaction,"
+                + " and the store takes at most 128 (etcd's default --max-txn-ops), so at most 125"
+                + " can be passed; nothing was changed");
   }
 
   @Test
   void aLowerLimitLearnedFromEtcdIsHeldToAtItsBoundary() {
-    List<Holder> fits = line(14);
-    assertThat(HandOver.plan(fits.get(0), fits, "t", 16).between()).hasSize(14);
+    List<Holder> fits = line(13);
+    assertThat(HandOver.plan(fits.get(0), fits, "t", 16).between()).hasSize(13);
 
-    List<Holder> line = line(15);
+    List<Holder> line = line(14);
     assertThatThrownBy(() -> HandOver.plan(line.get(0), line, "t", 16))
         .isInstanceOf(TransferRefusedException.class)
-        .hasMessageContaining("15 candidates stand between")
-        .hasMessageContaining("compare 17 keys")
+        .hasMessageContaining("14 candidates stand between")
+        .hasMessageContaining("take 17 operations")
         .hasMessageContaining("at most 16 (etcd's --max-txn-ops, as it refused larger")
-        .hasMessageContaining("at most 14 can be passed");
+        .hasMessageContaining("at most 13 can be passed");
   }
 }

@@ -141,7 +141,7 @@ final class ConnectionOptions {
   }
 
   /** The read form {@code form} with these flags; {@link #validate()} has passed. */
-  ReadRequest readRequest(ReadRequest.Form form, String office, long minRev) {
+  ReadRequest readRequest(ReadRequest.Form form, String office, long minRev, int terms) {
     return new ReadRequest(
         form,
         office,
@@ -149,6 +149,7 @@ final class ConnectionOptions {
         json,
         quiet,
         minRev,
+        terms,
         List.copyOf(uris),
         user,
         password(password),

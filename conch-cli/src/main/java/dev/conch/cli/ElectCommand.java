@@ -40,6 +40,8 @@ import picocli.CommandLine.TypeConversionException;
       "conch elect <office> --who [--json]",
       "conch elect <office> --watch [--json]",
       "conch elect <office> --assert [--min-rev N] [--json]",
+      "conch elect <office> --history [-n N] [--json]",
+      "conch elect <office> --why [--json]",
       "conch elect <office> --explain [--ttl 15s] [--kill-after 5s] [--hook-timeout 30s]",
       "                     [--on-lose CMD] [-- <cmd...>]",
     },
@@ -52,6 +54,7 @@ import picocli.CommandLine.TypeConversionException;
       "  0   the child's own code after a clean exit; --who: a leader; --assert: held;",
       "      --explain: printed (etcd is not asked)",
       "  1   --who: vacant; --assert: not held by this host (or below --min-rev)",
+      "  3   --history, --why: the office has no recorded term (never led, or no history kept)",
       " 64   usage error (the message names the flag or value)",
       " 69   etcd unreachable",
       " 70   leadership lost while the child ran (without --restart)",
@@ -74,6 +77,22 @@ final class ElectCommand implements Callable<Integer> {
 
   @Option(names = "--assert", description = "exit 0 only if this host holds the office")
   boolean assertHeld;
+
+  @Option(
+      names = "--history",
+      description = "print the office's last terms: who led, when, how each ended; exit 3 if none")
+  boolean history;
+
+  @Option(
+      names = "-n",
+      paramLabel = "N",
+      description = "with --history: the last N terms, 1 to 1000 (default: 10)")
+  @Nullable Integer terms;
+
+  @Option(
+      names = "--why",
+      description = "say in one sentence why the office is led as it is: its last change")
+  boolean why;
 
   @Option(
       names = "--min-rev",
@@ -175,10 +194,17 @@ final class ElectCommand implements Callable<Integer> {
    */
   @Nullable ReadRequest readRequest() {
     return switch (validate()) {
-      case WHO -> connection.readRequest(ReadRequest.Form.WHO, office, 0);
-      case WATCH -> connection.readRequest(ReadRequest.Form.WATCH, office, 0);
+      case WHO -> connection.readRequest(ReadRequest.Form.WHO, office, 0, 0);
+      case WATCH -> connection.readRequest(ReadRequest.Form.WATCH, office, 0, 0);
       case ASSERT ->
-          connection.readRequest(ReadRequest.Form.ASSERT, office, minRev == null ? 0 : minRev);
+          connection.readRequest(ReadRequest.Form.ASSERT, office, minRev == null ? 0 : minRev, 0);
+      case HISTORY ->
+          connection.readRequest(
+              ReadRequest.Form.HISTORY,
+              office,
+              0,
+              terms == null ? ReadRequest.DEFAULT_TERMS : terms);
+      case WHY -> connection.readRequest(ReadRequest.Form.WHY, office, 0, 2);
       case RUN, EXPLAIN -> null;
     };
   }
@@ -187,6 +213,8 @@ final class ElectCommand implements Callable<Integer> {
     WHO,
     WATCH,
     ASSERT,
+    HISTORY,
+    WHY,
     RUN,
     EXPLAIN
   }
@@ -195,10 +223,10 @@ final class ElectCommand implements Callable<Integer> {
   private Mode validate() {
     Setting.OFFICE.require(office);
     connection.validate();
-    if (explain && (who || watch || assertHeld)) {
+    if (explain && (who || watch || assertHeld || history || why)) {
       throw new UsageException(
-          "--explain describes run mode: it goes with run mode's flags, not with --who, --watch"
-              + " or --assert");
+          "--explain describes run mode: it goes with run mode's flags, not with --who, --watch,"
+              + " --assert, --history or --why");
     }
     if (explain && connection.json) {
       throw new UsageException("--json does not apply to --explain");
@@ -207,15 +235,25 @@ final class ElectCommand implements Callable<Integer> {
         (who ? 1 : 0)
             + (watch ? 1 : 0)
             + (assertHeld ? 1 : 0)
+            + (history ? 1 : 0)
+            + (why ? 1 : 0)
             + (command != null || explain ? 1 : 0);
     if (forms == 0) {
       throw new UsageException(
-          "nothing to do: give --who, --watch, --assert, or a command after '--'");
+          "nothing to do: give --who, --watch, --assert, --history, --why, or a command after"
+              + " '--'");
     }
     if (forms > 1) {
       throw new UsageException(
-          "choose one of --who, --watch, --assert, or a command after '--'"
+          "choose one of --who, --watch, --assert, --history, --why, or a command after '--'"
               + (command != null ? " (a command after '--' means run mode)" : ""));
+    }
+    if (terms != null && !history) {
+      throw new UsageException("-n goes with --history");
+    }
+    if (terms != null && !ReadRequest.validTerms(terms)) {
+      throw new UsageException(
+          "invalid -n '" + terms + "': a number of terms from 1 to " + Setting.MAX_HISTORY_TERMS);
     }
     if (minRev != null && !assertHeld) {
       throw new UsageException("--min-rev goes with --assert");
@@ -240,7 +278,9 @@ final class ElectCommand implements Callable<Integer> {
               flag + " applies only when running a command: conch elect <office> ... -- <cmd...>");
         }
       }
-      return who ? Mode.WHO : watch ? Mode.WATCH : Mode.ASSERT;
+      return who
+          ? Mode.WHO
+          : watch ? Mode.WATCH : history ? Mode.HISTORY : why ? Mode.WHY : Mode.ASSERT;
     }
     if (command != null && command.isEmpty()) {
       throw new UsageException("no command after '--'");

@@ -15,6 +15,9 @@ final class ExitStatus {
   /** --who found the office vacant; --assert found it not held by this host at the revision. */
   static final int NO = 1;
 
+  /** --history or --why found no recorded term of the office (never led, or no history kept). */
+  static final int NO_HISTORY = 3;
+
   /** A bad flag, value or combination; the message names it. Nothing was started. */
   static final int USAGE = ExitCodes.USAGE;
 

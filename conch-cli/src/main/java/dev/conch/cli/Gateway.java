@@ -87,15 +87,26 @@ final class Gateway implements LeaderWatcher.Source {
 
   @Override
   public Range range(String prefix, boolean firstCreated, Duration timeout) throws IOException {
+    return read(
+        prefix,
+        firstCreated ? ",\"sort_order\":\"ASCEND\",\"sort_target\":\"CREATE\",\"limit\":1" : "",
+        timeout);
+  }
+
+  @Override
+  public Range newest(String prefix, int limit, Duration timeout) throws IOException {
+    return read(
+        prefix, ",\"sort_order\":\"DESCEND\",\"sort_target\":\"KEY\",\"limit\":" + limit, timeout);
+  }
+
+  private Range read(String prefix, String options, Duration timeout) throws IOException {
     String body =
         "{\"key\":\""
             + GatewayJson.base64(prefix)
             + "\",\"range_end\":\""
             + GatewayJson.rangeEnd(prefix)
             + "\""
-            + (firstCreated
-                ? ",\"sort_order\":\"ASCEND\",\"sort_target\":\"CREATE\",\"limit\":1"
-                : "")
+            + options
             + "}";
     HttpURLConnection call = request("/v3/kv/range", body, timeout);
     try (InputStream in = call.getInputStream();

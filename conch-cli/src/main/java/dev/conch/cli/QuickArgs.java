@@ -16,21 +16,23 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads the arguments of a read form ({@code conch elect <office> --who|--assert|--watch ...})
- * without picocli, whose classes (compiled for Java 5) cannot be kept in the class-data archive and
- * cost more to load than the read itself. It takes only what it is sure of: any argument it does
- * not know, any repeated or odd value, any value that would fail a check makes it answer {@code
- * null}, and the caller hands the whole command line to picocli, which then gives the usual help or
- * usage error. What it accepts, picocli reads the same way (a test compares the two).
+ * Reads the arguments of a read form ({@code conch elect <office>
+ * --who|--assert|--watch|--history|--why ...}) without picocli, whose classes (compiled for Java 5)
+ * cannot be kept in the class-data archive and cost more to load than the read itself. It takes
+ * only what it is sure of: any argument it does not know, any repeated or odd value, any value that
+ * would fail a check makes it answer {@code null}, and the caller hands the whole command line to
+ * picocli, which then gives the usual help or usage error. What it accepts, picocli reads the same
+ * way (a test compares the two).
  */
 final class QuickArgs {
 
   private static final Set<String> SWITCHES =
-      Set.of("--who", "--assert", "--watch", "--json", "--quiet");
+      Set.of("--who", "--assert", "--watch", "--history", "--why", "--json", "--quiet");
 
   private static final Set<String> VALUED =
       Set.of(
           "--min-rev",
+          "-n",
           "--endpoints",
           "--ttl",
           "--prefix",
@@ -42,6 +44,9 @@ final class QuickArgs {
 
   /** A revision both picocli and this read alike: no sign, no leading zero, no hex. */
   private static final Pattern REVISION = Pattern.compile("0|[1-9][0-9]{0,17}");
+
+  /** A number of terms both read alike (its range is checked after). */
+  private static final Pattern TERMS = Pattern.compile("[1-9][0-9]{0,3}");
 
   private QuickArgs() {}
 
@@ -96,10 +101,22 @@ final class QuickArgs {
     boolean who = given.containsKey("--who");
     boolean watch = given.containsKey("--watch");
     boolean assertHeld = given.containsKey("--assert");
+    boolean history = given.containsKey("--history");
+    boolean why = given.containsKey("--why");
     String minRev = given.get("--min-rev");
+    String terms = given.get("-n");
     if (office == null
-        || (who ? 1 : 0) + (watch ? 1 : 0) + (assertHeld ? 1 : 0) != 1
-        || (minRev != null && !(assertHeld && REVISION.matcher(minRev).matches()))) {
+        || (who ? 1 : 0)
+                + (watch ? 1 : 0)
+                + (assertHeld ? 1 : 0)
+                + (history ? 1 : 0)
+                + (why ? 1 : 0)
+            != 1
+        || (minRev != null && !(assertHeld && REVISION.matcher(minRev).matches()))
+        || (terms != null
+            && !(history
+                && TERMS.matcher(terms).matches()
+                && ReadRequest.validTerms(Long.parseLong(terms))))) {
       return null;
     }
     Setting.OFFICE.require(office);
@@ -123,13 +140,22 @@ final class QuickArgs {
     if ((cert == null) != (key == null)) {
       return null;
     }
+    ReadRequest.Form form =
+        who
+            ? ReadRequest.Form.WHO
+            : watch
+                ? ReadRequest.Form.WATCH
+                : history
+                    ? ReadRequest.Form.HISTORY
+                    : why ? ReadRequest.Form.WHY : ReadRequest.Form.ASSERT;
     return new ReadRequest(
-        who ? ReadRequest.Form.WHO : watch ? ReadRequest.Form.WATCH : ReadRequest.Form.ASSERT,
+        form,
         office,
         options,
         given.containsKey("--json"),
         given.containsKey("--quiet"),
         minRev == null ? 0 : Long.parseLong(minRev),
+        history ? terms == null ? ReadRequest.DEFAULT_TERMS : Integer.parseInt(terms) : why ? 2 : 0,
         uris,
         user,
         ConnectionOptions.password(password),

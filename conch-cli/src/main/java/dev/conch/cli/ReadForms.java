@@ -3,9 +3,12 @@ package dev.conch.cli;
 import dev.conch.EtcdUnavailableException;
 import dev.conch.Holder;
 import dev.conch.Hosts;
+import dev.conch.TermRecord;
 import dev.conch.etcd.LeaderWatcher;
+import dev.conch.etcd.TermHistory;
 import io.etcd.jetcd.Client;
 import java.io.PrintStream;
+import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,6 +57,9 @@ final class ReadForms {
       case WHO -> who(leader(gateway, request), office, request.json(), out);
       case ASSERT ->
           assertHeld(leader(gateway, request), office, request.minRev(), request.json(), out);
+      case HISTORY -> history(terms(gateway, request), office, request.json(), out);
+      case WHY ->
+          why(terms(gateway, request), leader(gateway, request), office, request.json(), out);
       case WATCH -> {
         LeaderWatcher watcher =
             new LeaderWatcher(
@@ -85,6 +91,55 @@ final class ReadForms {
     return first.kvs().stream()
         .findFirst()
         .map(kv -> Holder.parse(office, kv.value(), kv.createRevision(), kv.lease()));
+  }
+
+  /** The office's last terms ({@code request.terms()} of them), oldest first. */
+  private static List<TermRecord> terms(LeaderWatcher.Source gateway, ReadRequest request)
+      throws InterruptedException {
+    String office = request.office();
+    LeaderWatcher.Source.Range newest =
+        FirstAnswer.within(
+            ConnectionOptions.CALL_TIMEOUT,
+            "reading the history of office '" + office + "'",
+            timeout ->
+                gateway.newest(
+                    TermHistory.prefix(request.session().metaRoot(), office),
+                    request.terms(),
+                    timeout));
+    return TermHistory.fromNewest(
+        office, newest.kvs().stream().map(LeaderWatcher.Source.Kv::value).toList());
+  }
+
+  /** Prints the terms, oldest first, a line each; 3 when there is none (nothing printed). */
+  static int history(List<TermRecord> terms, String office, boolean json, PrintStream out) {
+    if (terms.isEmpty()) {
+      log.info("office {}: no recorded term (never led, or no history kept)", office);
+      return ExitStatus.NO_HISTORY;
+    }
+    for (int i = 0; i < terms.size(); i++) {
+      TermRecord term = terms.get(i);
+      out.println(json ? term.toViewJson() : Views.termLine(term));
+    }
+    return ExitStatus.OK;
+  }
+
+  /**
+   * Prints the office's last change in one sentence, checked against who leads now (a term whose
+   * end no one recorded yet is not said to lead); 3 when there is no recorded term.
+   */
+  static int why(
+      List<TermRecord> terms,
+      Optional<Holder> leader,
+      String office,
+      boolean json,
+      PrintStream out) {
+    if (terms.isEmpty()) {
+      log.info("office {}: no recorded term (never led, or no history kept)", office);
+      return ExitStatus.NO_HISTORY;
+    }
+    String sentence = Views.why(office, terms, leader);
+    out.println(json ? Views.whyJson(office, sentence, terms, leader) : sentence);
+    return ExitStatus.OK;
   }
 
   /** Prints the leader; 1 when the office is vacant (nothing printed). */

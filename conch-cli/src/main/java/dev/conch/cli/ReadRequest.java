@@ -1,5 +1,6 @@
 package dev.conch.cli;
 
+import dev.conch.Setting;
 import dev.conch.etcd.SessionOptions;
 import java.net.URI;
 import java.nio.file.Path;
@@ -8,8 +9,9 @@ import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A read form ({@code --who}, {@code --assert}, {@code --watch}) with every value checked: what
- * {@link ReadForms} needs, whether it came from picocli or from {@link QuickArgs}.
+ * A read form ({@code --who}, {@code --assert}, {@code --watch}, {@code --history}, {@code --why})
+ * with every value checked: what {@link ReadForms} needs, whether it came from picocli or from
+ * {@link QuickArgs}.
  *
  * @param form which form
  * @param office the office
@@ -17,6 +19,7 @@ import org.jspecify.annotations.Nullable;
  * @param json whether to print JSON
  * @param quiet whether to log only errors
  * @param minRev with {@code --assert}: the lowest fencing token that counts
+ * @param terms with {@code --history}: how many of the last terms to show ({@code -n})
  * @param endpoints the etcd endpoints
  * @param user the etcd user, or {@code null}
  * @param password the password (flag or {@code $CONCH_PASSWORD}), or {@code null}
@@ -31,6 +34,7 @@ record ReadRequest(
     boolean json,
     boolean quiet,
     long minRev,
+    int terms,
     List<URI> endpoints,
     @Nullable String user,
     @Nullable String password,
@@ -42,7 +46,17 @@ record ReadRequest(
   enum Form {
     WHO,
     ASSERT,
-    WATCH
+    WATCH,
+    HISTORY,
+    WHY
+  }
+
+  /** How many terms {@code --history} shows without {@code -n}. */
+  static final int DEFAULT_TERMS = 10;
+
+  /** Whether {@code n} is a number of terms {@code -n} takes: 1 to the most a history keeps. */
+  static boolean validTerms(long n) {
+    return n >= 1 && n <= Setting.MAX_HISTORY_TERMS;
   }
 
   /** The endpoints as the exit-69 message names them. */

@@ -17,6 +17,8 @@ import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -59,6 +61,8 @@ final class EtcdCampaign {
   private boolean busy;
   // When the request last answered was sent: the start of what its answer confirms.
   private volatile long sentAt;
+  // When the key ahead was last seen deleted: for the history, when a silent term ended.
+  private volatile @Nullable Instant aheadGone;
   private @Nullable CompletableFuture<Boolean> waiting;
   private boolean withdrawn;
   private Runnable leave = () -> {};
@@ -318,6 +322,7 @@ final class EtcdCampaign {
         deleted -> {
           if (deleted) {
             session.countWakeup();
+            aheadGone = session.options().clock().instant();
           }
           look();
         });
@@ -335,7 +340,7 @@ final class EtcdCampaign {
     if (result.complete(grant)) {
       // After: the term starts without waiting for them.
       grant.watch();
-      writeSince(myKey(), holder, myLease());
+      writeSince(grant, holder, myLease());
     } else {
       lock.release(grant); // cancelled as it won
     }
@@ -398,11 +403,6 @@ final class EtcdCampaign {
    */
   private record Read(long rev, long sentAt, long revision) {}
 
-  /**
-   * Writes the time of the win into the holder value, without waiting: it is for people reading who
-   * leads, not for the election, and must not delay the start of the term. Fenced by the key's
-   * create revision, so it never touches a later key.
-   */
   // Set by the grant, before any step that uses them.
   private LeaseKeeper.Lease myLease() {
     return Objects.requireNonNull(lease, "no lease yet");
@@ -416,11 +416,21 @@ final class EtcdCampaign {
     return Objects.requireNonNull(value, "no key yet");
   }
 
-  private void writeSince(ByteSequence key, Holder won, LeaseKeeper.Lease lease) {
+  /**
+   * Writes the time of the win into the holder value, and the term's beginning into the office's
+   * history ({@link TermHistory}), in one transaction, without waiting: they are for people reading
+   * who leads and who led, not for the election, and must not delay the start of the term. Fenced
+   * by the key's create revision, so it never touches a later key.
+   */
+  private void writeSince(EtcdGrant grant, Holder won, LeaseKeeper.Lease lease) {
+    List<Op> then = new ArrayList<>();
+    then.add(Op.put(grant.key(), bytes(won.toValueJson()), leased(lease)));
+    then.addAll(session.history().beginOps(won));
+    Instant gone = aheadGone;
     lock.kv()
         .txn()
-        .If(createdAt(key, won.rev()))
-        .Then(Op.put(key, bytes(won.toValueJson()), leased(lease)))
+        .If(createdAt(grant.key(), won.rev()))
+        .Then(then.toArray(Op[]::new))
         .commit() // bounded by the client's gRPC deadline; nothing waits for it
         .whenComplete(
             (response, error) -> {
@@ -429,6 +439,8 @@ final class EtcdCampaign {
                     "office '{}': could not write the time of the win: {}",
                     office,
                     error.toString());
+              } else {
+                session.history().begun(grant, response, gone);
               }
             });
   }

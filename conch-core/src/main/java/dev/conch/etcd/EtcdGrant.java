@@ -10,6 +10,7 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
+import java.time.Instant;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -40,6 +41,10 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
   // Guarded by watching; never held while calling into jetcd (see watchFrom).
   private final Object watching = new Object();
   private @Nullable Watching current;
+
+  // How the term ended and where its end trims the history (TermHistory), for the release.
+  private volatile @Nullable Ending ending;
+  private volatile @Nullable ByteSequence trimThrough;
 
   private volatile long confirmedUntil;
   private volatile boolean keyDeleted;
@@ -221,6 +226,32 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
     long renewed = lease.validUntil;
     return confirmed - renewed < 0 ? confirmed : renewed;
   }
+
+  @Override
+  public void ending(LossReason reason, @Nullable String detail) {
+    String what =
+        detail == null && reason == LossReason.RENEWAL_FAILED
+            ? "renewals failed until the loss lead; last error: " + session.keeper().lastError()
+            : detail;
+    ending = new Ending(session.options().clock().instant(), reason, what);
+  }
+
+  /** How the term ended, as the history records it; {@code null} until {@link #ending} said. */
+  @Nullable Ending ending() {
+    return ending;
+  }
+
+  /** The history's records up to this key go with this term's end. */
+  void trimThrough(ByteSequence key) {
+    trimThrough = key;
+  }
+
+  @Nullable ByteSequence trimThrough() {
+    return trimThrough;
+  }
+
+  /** How a term ended: when, why, and in words. */
+  record Ending(Instant at, LossReason reason, @Nullable String detail) {}
 
   @Override
   public Optional<LossReason> ended() {

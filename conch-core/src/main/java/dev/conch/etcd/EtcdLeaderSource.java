@@ -44,13 +44,28 @@ final class EtcdLeaderSource implements LeaderWatcher.Source {
           .withSortOrder(GetOption.SortOrder.ASCEND)
           .withLimit(1);
     }
+    return read(prefix, option.build(), timeout);
+  }
+
+  @Override
+  public Range newest(String prefix, int limit, Duration timeout) throws IOException {
+    return read(
+        prefix,
+        GetOption.builder()
+            .isPrefix(true)
+            .withSortField(GetOption.SortTarget.KEY)
+            .withSortOrder(GetOption.SortOrder.DESCEND)
+            .withLimit(limit)
+            .build(),
+        timeout);
+  }
+
+  private Range read(String prefix, GetOption option, Duration timeout) throws IOException {
     GetResponse response;
     try {
       response =
           EtcdCalls.await(
-              client.getKVClient().get(bytes(prefix), option.build()),
-              timeout,
-              "reading '" + prefix + "'");
+              client.getKVClient().get(bytes(prefix), option), timeout, "reading '" + prefix + "'");
     } catch (EtcdUnavailableException e) {
       backoff.reset();
       if (e.getCause() instanceof TimeoutException) {

@@ -7,6 +7,7 @@ import static dev.conch.etcd.EtcdCalls.within;
 
 import dev.conch.FencedLock;
 import dev.conch.Holder;
+import dev.conch.TermRecord;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
@@ -105,11 +106,20 @@ final class EtcdOffice implements FencedLock {
   public CompletableFuture<Void> release(Grant grant) {
     EtcdGrant held = (EtcdGrant) grant;
     held.stop();
+    List<Op> then = new ArrayList<>();
+    then.add(Op.delete(held.key(), DeleteOption.DEFAULT));
+    then.addAll(session.history().endOps(held));
+    Op[] ops = then.toArray(Op[]::new);
     return session
         .ensure(
             "resigning office '" + office + "'",
-            () -> deleteWhen(held.key(), createdAt(held.key(), held.rev())))
+            () -> kv().txn().If(createdAt(held.key(), held.rev())).Then(ops).commit())
         .whenComplete((done, error) -> held.released());
+  }
+
+  @Override
+  public CompletableFuture<List<TermRecord>> history(int limit) {
+    return session.history().read(office, limit);
   }
 
   @Override
@@ -188,6 +198,7 @@ final class EtcdOffice implements FencedLock {
       deletes.add(Op.delete(key, DeleteOption.DEFAULT));
     }
     compares.add(createdAt(keyOf(target.lease()), target.rev()));
+    deletes.addAll(session.history().endOps(held));
     return within(
             kv().txn().If(compares.toArray(Cmp[]::new)).Then(deletes.toArray(Op[]::new)).commit(),
             session.timeout(),

@@ -9,6 +9,7 @@ import dev.conch.Holder;
 import dev.conch.InvalidArgumentException;
 import dev.conch.OfficeGroup;
 import dev.conch.State;
+import dev.conch.TermRecord;
 import dev.conch.Ticker;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
@@ -51,6 +52,7 @@ public final class EtcdSession implements AutoCloseable {
   private final AtomicLong rewatches = new AtomicLong();
   private final InFlight requests = new InFlight(CAMPAIGN_REQUESTS);
   private final GhostKeys ghosts = new GhostKeys(this);
+  private final TermHistory history;
   private final Object monitor = new Object();
 
   // Guarded by monitor.
@@ -64,6 +66,7 @@ public final class EtcdSession implements AutoCloseable {
     this.keeper = new LeaseKeeper(client, options, this::retryPending, this::revoke);
     this.campaignFailures =
         new CampaignFailureLog(ticker, options.timeout(), this::campaigningOffices);
+    this.history = new TermHistory(this, options.historyTerms());
   }
 
   /**
@@ -144,6 +147,24 @@ public final class EtcdSession implements AutoCloseable {
    */
   public Optional<Holder> leader(String office) {
     return new EtcdOffice(this, office).leader();
+  }
+
+  /**
+   * The last {@code limit} terms of {@code office}'s history, oldest first, read from etcd without
+   * a lease; empty when the office never had a recorded term (DESIGN.md, "The flight recorder").
+   *
+   * @throws EtcdUnavailableException when etcd does not answer in time
+   */
+  public List<TermRecord> history(String office, int limit) {
+    return EtcdCalls.awaitUninterruptibly(
+        history.read(office, limit),
+        options.timeout(),
+        "reading the history of office '" + office + "'");
+  }
+
+  /** Where the offices' history is written and read. */
+  TermHistory history() {
+    return history;
   }
 
   /** The current lease id, or 0 when there is none. */

@@ -5,6 +5,7 @@ import dev.conch.ElectionEvent;
 import dev.conch.ElectionListener;
 import dev.conch.Holder;
 import dev.conch.NotLeaderException;
+import dev.conch.OfficeGroup;
 import dev.conch.OfficeGroup.Move;
 import dev.conch.State;
 import dev.conch.TransferRefusedException;
@@ -118,7 +119,14 @@ final class GroupMove {
         AutoCloseable listening = election.addListener(ending);
         try {
           handing = name;
-          election.transfer(target);
+          election.transfer(
+              target,
+              "group '"
+                  + group
+                  + "' moved it: "
+                  + (plan.reason() == OfficeGroup.Reason.PRIORITY
+                      ? "a member of higher priority is live"
+                      : "this member led more than its fair share"));
           return outcome(election, ending, new Move(name, target, token, plan.reason()));
         } catch (TransferRefusedException e) {
           log.debug("group {}: {} not handed to {}: {}", group, name, target, e.getMessage());

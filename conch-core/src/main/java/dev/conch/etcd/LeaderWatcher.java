@@ -93,6 +93,14 @@ public final class LeaderWatcher {
     Range range(String prefix, boolean firstCreated, Duration timeout) throws IOException;
 
     /**
+     * Reads the last {@code limit} keys under {@code prefix} in key order, the last first (the
+     * newest terms of an office's history, {@link TermHistory}).
+     *
+     * @throws IOException as {@link #range} does
+     */
+    Range newest(String prefix, int limit, Duration timeout) throws IOException;
+
+    /**
      * Watches the keys under {@code prefix} from {@code fromRevision}. {@code events} gets each
      * response's events as a {@code List<Event>}, on another thread, then one {@link IOException}
      * when the watch ends for any reason (never a silent end).

@@ -17,6 +17,8 @@ import java.util.Objects;
  * @param timeout the longest any single etcd call may take
  * @param ticker the monotonic clock of every deadline
  * @param clock the wall clock of {@code since} in the holder JSON
+ * @param historyTerms how many terms each office's history keeps ({@link TermHistory}); 0: none is
+ *     written
  */
 public record SessionOptions(
     String prefix,
@@ -24,7 +26,8 @@ public record SessionOptions(
     Duration renewInterval,
     Duration timeout,
     Ticker ticker,
-    Clock clock) {
+    Clock clock,
+    int historyTerms) {
 
   /** Default {@link #prefix()}, compatible with {@code etcdctl elect /conch/v1/elect/<office>}. */
   // A constant expression, for annotations (the CLI's --prefix); a test holds it to Setting.PREFIX.
@@ -49,6 +52,7 @@ public record SessionOptions(
     Setting.TIMEOUT.require(timeout);
     Objects.requireNonNull(ticker, "ticker");
     Objects.requireNonNull(clock, "clock");
+    Setting.HISTORY_TERMS.require(historyTerms);
   }
 
   /** The defaults: prefix {@value #DEFAULT_PREFIX}, TTL 10 s renewed every TTL/3, timeout 5 s. */
@@ -59,33 +63,41 @@ public record SessionOptions(
         DEFAULT_TTL.dividedBy(3),
         DEFAULT_TIMEOUT,
         Ticker.SYSTEM,
-        Clock.systemUTC());
+        Clock.systemUTC(),
+        Objects.requireNonNull(Setting.HISTORY_TERMS.defaultValue()));
   }
 
   /** With this TTL, renewed every TTL/3. */
   public SessionOptions withTtl(Duration newTtl) {
     Setting.TTL.require(newTtl);
-    return new SessionOptions(prefix, newTtl, newTtl.dividedBy(3), timeout, ticker, clock);
+    return new SessionOptions(
+        prefix, newTtl, newTtl.dividedBy(3), timeout, ticker, clock, historyTerms);
   }
 
   /** With this renew interval. */
   public SessionOptions withRenewInterval(Duration interval) {
-    return new SessionOptions(prefix, ttl, interval, timeout, ticker, clock);
+    return new SessionOptions(prefix, ttl, interval, timeout, ticker, clock, historyTerms);
   }
 
   /** With this key prefix. */
   public SessionOptions withPrefix(String newPrefix) {
-    return new SessionOptions(newPrefix, ttl, renewInterval, timeout, ticker, clock);
+    return new SessionOptions(newPrefix, ttl, renewInterval, timeout, ticker, clock, historyTerms);
   }
 
   /** With this call timeout. */
   public SessionOptions withTimeout(Duration newTimeout) {
-    return new SessionOptions(prefix, ttl, renewInterval, newTimeout, ticker, clock);
+    return new SessionOptions(prefix, ttl, renewInterval, newTimeout, ticker, clock, historyTerms);
   }
 
   /** With these clocks. */
   public SessionOptions withClocks(Ticker newTicker, Clock newClock) {
-    return new SessionOptions(prefix, ttl, renewInterval, timeout, newTicker, newClock);
+    return new SessionOptions(
+        prefix, ttl, renewInterval, timeout, newTicker, newClock, historyTerms);
+  }
+
+  /** Keeping this many terms of each office's history (0: none). */
+  public SessionOptions withHistoryTerms(int terms) {
+    return new SessionOptions(prefix, ttl, renewInterval, timeout, ticker, clock, terms);
   }
 
   /**

@@ -24,9 +24,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A named hand-over past more candidates than etcd's default {@code --max-txn-ops} (128) takes in
- * one transaction's compares: refused before the term ends, so the leader still leads. With 127
- * between (the old limit allowed it), the transaction's 129 compares were refused by etcd after the
- * term had ended, and the office was released plainly instead.
+ * one transaction (its compares and deletes, and the history's two writes): refused before the term
+ * ends, so the leader still leads. With one more between than fits (an older limit allowed it),
+ * etcd refused the transaction after the term had ended, and the office was released plainly
+ * instead.
  */
 @Timeout(120)
 class EtcdHandOverLimitTest {
@@ -53,7 +54,7 @@ class EtcdHandOverLimitTest {
     assertThat(a.awaitLeadership(WAIT)).isTrue();
     long token = a.token().orElseThrow();
     List<String> ids = new ArrayList<>();
-    for (int i = 0; i < 127; i++) {
+    for (int i = 0; i < 126; i++) {
       ids.add("c" + i);
     }
     ids.add("t");
@@ -61,8 +62,8 @@ class EtcdHandOverLimitTest {
 
     assertThatThrownBy(() -> a.transfer("t"))
         .isInstanceOf(TransferRefusedException.class)
-        .hasMessageContaining("127 candidates stand between")
-        .hasMessageContaining("compare 129 keys")
+        .hasMessageContaining("126 candidates stand between")
+        .hasMessageContaining("take 129 operations")
         .hasMessageContaining("at most 128");
 
     assertThat(a.isLeader()).isTrue();

@@ -8,6 +8,7 @@ import dev.conch.Election;
 import dev.conch.ElectionEvent;
 import dev.conch.ElectionOptions;
 import dev.conch.Holder;
+import dev.conch.LossReason;
 import dev.conch.TransferRefusedException;
 import dev.conch.test.EtcdCluster;
 import dev.conch.test.EtcdExtension;
@@ -79,9 +80,9 @@ class EtcdMaxTxnOpsTest {
 
   /**
    * The limit the keeper learned from etcd's refusal (16 here) is the one a hand-over is planned
-   * against: past 14 candidates (16 compares) it is made; past 15 (17 compares) etcd would refuse
-   * it after the term ended, so the plan refuses it first ({@link
-   * #aHandOverPastMoreThanTheLearnedLimitIsRefusedUpFront}).
+   * against: past 13 candidates (16 operations: 14 deletes and the history's put and trim) it is
+   * made; past 14 (17 operations) etcd would refuse it after the term ended, so the plan refuses it
+   * first ({@link #aHandOverPastMoreThanTheLearnedLimitIsRefusedUpFront}).
    */
   @Test
   void aHandOverAtTheLearnedLimitIsMade() throws Exception {
@@ -89,7 +90,7 @@ class EtcdMaxTxnOpsTest {
     EtcdSession session = learned(client, "limit-at");
     Election a = lead(session, "limit-at");
     List<String> ids = new ArrayList<>();
-    for (int i = 0; i < 14; i++) {
+    for (int i = 0; i < 13; i++) {
       ids.add("c" + i);
     }
     ids.add("t");
@@ -98,6 +99,10 @@ class EtcdMaxTxnOpsTest {
     a.transfer("t");
 
     assertThat(session.leader("limit-at")).map(Holder::id).hasValue("t");
+    // The history's two writes were in the transaction at the limit.
+    assertThat(session.history("limit-at", 1))
+        .singleElement()
+        .satisfies(term -> assertThat(term.reason()).isEqualTo(LossReason.TRANSFERRED));
   }
 
   @Test
@@ -107,7 +112,7 @@ class EtcdMaxTxnOpsTest {
     Election a = lead(session, "limit-past");
     long token = a.token().orElseThrow();
     List<String> ids = new ArrayList<>();
-    for (int i = 0; i < 15; i++) {
+    for (int i = 0; i < 14; i++) {
       ids.add("c" + i);
     }
     ids.add("t");
@@ -115,8 +120,8 @@ class EtcdMaxTxnOpsTest {
 
     assertThatThrownBy(() -> a.transfer("t"))
         .isInstanceOf(TransferRefusedException.class)
-        .hasMessageContaining("15 candidates stand between")
-        .hasMessageContaining("compare 17 keys")
+        .hasMessageContaining("14 candidates stand between")
+        .hasMessageContaining("take 17 operations")
         .hasMessageContaining("at most 16");
     assertThat(a.isLeader()).isTrue();
     assertThat(a.token()).hasValue(token);
