@@ -10,6 +10,8 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -71,6 +73,23 @@ public record TermRecord(
   /** The same term, with the vacancy before it. */
   public TermRecord withVacantBefore(@Nullable Duration vacancy) {
     return new TermRecord(holder, ended, reason, detail, recordedBy, vacancy);
+  }
+
+  /**
+   * The same terms, oldest first, each with the vacancy before it: from the recorded end of the
+   * term before to its own beginning ({@code null} where either is unknown).
+   */
+  public static List<TermRecord> withVacancies(List<TermRecord> oldestFirst) {
+    List<TermRecord> terms = new ArrayList<>(oldestFirst);
+    for (int i = 1; i < terms.size(); i++) {
+      Instant before = terms.get(i - 1).ended();
+      Instant began = terms.get(i).holder().since();
+      if (before != null && began != null) {
+        Duration vacancy = Duration.between(before, began);
+        terms.set(i, terms.get(i).withVacantBefore(vacancy.isNegative() ? Duration.ZERO : vacancy));
+      }
+    }
+    return terms;
   }
 
   /**

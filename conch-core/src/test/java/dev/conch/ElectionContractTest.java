@@ -532,4 +532,34 @@ public abstract class ElectionContractTest {
     assertThat(b.awaitLeadership(WAIT)).isTrue();
     await().atMost(WAIT).until(() -> line(office).equals(List.of("b", "a")));
   }
+
+  @Test
+  void theHistoryRecordsEachTermWithHowItEndedAndWhatEndedIt() throws Exception {
+    String office = freshOffice();
+    Election a = leading(office, "a");
+    long first = a.token().orElseThrow();
+    Election b = following(office, "b");
+    await().atMost(WAIT).until(() -> a.history(10).size() == 1);
+
+    a.transfer("b", "asked by the test");
+    assertThat(b.awaitLeadership(WAIT)).isTrue();
+    long second = b.token().orElseThrow();
+    await().atMost(WAIT).until(() -> b.history(10).size() == 2);
+    b.resign();
+    assertThat(a.awaitLeadership(WAIT)).isTrue();
+
+    List<TermRecord> terms =
+        await().atMost(WAIT).until(() -> a.history(10), t -> t.size() == 3 && !t.get(1).isOpen());
+    assertThat(terms).extracting(TermRecord::token).startsWith(first, second);
+    assertThat(terms.get(0).holder().id()).isEqualTo("a");
+    assertThat(terms.get(0).reason()).isEqualTo(LossReason.TRANSFERRED);
+    assertThat(terms.get(0).detail()).isEqualTo("handed to 'b': asked by the test");
+    assertThat(terms.get(1).holder().id()).isEqualTo("b");
+    assertThat(terms.get(1).reason()).isEqualTo(LossReason.RESIGNED);
+    assertThat(terms.get(1).detail()).isEqualTo("resign() was called");
+    assertThat(terms.get(1).vacantBefore()).isNotNull();
+    assertThat(terms.get(2).isOpen()).isTrue();
+    assertThat(terms.get(2).token()).isEqualTo(a.token().orElseThrow());
+    assertThat(a.history(1)).extracting(TermRecord::token).containsExactly(terms.get(2).token());
+  }
 }

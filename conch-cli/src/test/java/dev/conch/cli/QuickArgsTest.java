@@ -41,6 +41,10 @@ class QuickArgsTest {
         "elect x --who --user root --password secret",
         "elect x --who --user root",
         "elect x --who --cacert DIR/ca.pem --cert DIR/cert.pem --key DIR/key.pem",
+        "elect x --history",
+        "elect x --history -n 1 --json",
+        "elect x --history -n 1000",
+        "elect x --why --json",
       })
   void takesWhatPicocliReadsTheSameWay(String line) {
     String[] args = line.replace("DIR", dir.toString()).split(" ");
@@ -73,6 +77,12 @@ class QuickArgsTest {
         "elect x --who --json=true",
         "elect x --who --user --json",
         "elect x --restart --who",
+        "elect x --history -n 0",
+        "elect x --history -n 1001",
+        "elect x --history -n 01",
+        "elect x --why -n 3",
+        "elect x --history --why",
+        "elect x --who -n 3",
         "elect --help x",
         "--version",
         "elect x",

@@ -209,6 +209,61 @@ class ReadFormsIT {
     assertThat(result.stdout()).isEmpty();
   }
 
+  @Test
+  void historyShowsEachTermWithHowItEndedAndWhyTellsTheLastChange() {
+    Conch.Result none = conch.run("elect", "history", "--history");
+    assertThat(none.status()).as(none.stderr()).isEqualTo(3);
+    assertThat(none.stdout()).isEmpty();
+    String first;
+    try (Conch.Running a =
+        conch.start("elect", "history", "--", "sh", "-c", "echo token=$CONCH_REV; exec sleep 60")) {
+      first = a.awaitLine(l -> l.startsWith("token="), WAIT).substring(6);
+      a.signal("TERM"); // resigns: the child's group is stopped, then the key deleted
+      assertThat(a.awaitExit(WAIT)).isTrue();
+    }
+    try (Conch.Running b =
+        conch.start("elect", "history", "--", "sh", "-c", "echo token=$CONCH_REV; exec sleep 60")) {
+      String second = b.awaitLine(l -> l.startsWith("token="), WAIT).substring(6);
+
+      Conch.Result history = conch.run("elect", "history", "--history");
+      Conch.Result last = conch.run("elect", "history", "--history", "-n", "1", "--json");
+      Conch.Result why = conch.run("elect", "history", "--why");
+
+      assertThat(history.status()).as(history.stderr()).isZero();
+      String[] lines = history.stdout().split("\n");
+      assertThat(lines).hasSize(2);
+      assertThat(lines[0])
+          .startsWith("history token=" + first + " id=")
+          .contains(
+              " host=" + Hosts.localName() + " ",
+              " held=",
+              " resigned: the supervisor was asked to stop");
+      assertThat(lines[1]).startsWith("history token=" + second + " ").endsWith(" open");
+      assertThat(last.stdout())
+          .startsWith("{\"office\":\"history\",\"token\":" + second + ",")
+          .contains("\"vacantBeforeMs\":")
+          .endsWith("}\n");
+      assertThat(why.status()).isZero();
+      assertThat(why.stdout())
+          .startsWith("history: '")
+          .contains(" leads with token " + second + " since ")
+          .contains(" ended its term with token " + first + " after ")
+          .contains(": resigned")
+          .contains("the office was vacant for ");
+    }
+  }
+
+  @Test
+  void aNumberOfTermsOutsideItsRangeIsRefusedByName() {
+    Conch.Result zero = conch.run("elect", "x", "--history", "-n", "0");
+    Conch.Result alone = conch.run("elect", "x", "--why", "-n", "3");
+
+    assertThat(zero.status()).isEqualTo(64);
+    assertThat(zero.stderr()).contains("invalid -n '0': a number of terms from 1 to 1000");
+    assertThat(alone.status()).isEqualTo(64);
+    assertThat(alone.stderr()).contains("-n goes with --history");
+  }
+
   private String leases() {
     Etcdctl.Result list = Etcdctl.run(endpoints, WAIT, "lease", "list");
     assertThat(list.succeeded()).as(list.stderr()).isTrue();

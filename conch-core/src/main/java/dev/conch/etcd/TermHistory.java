@@ -3,7 +3,6 @@ package dev.conch.etcd;
 import static dev.conch.etcd.EtcdCalls.bytes;
 import static dev.conch.etcd.EtcdCalls.text;
 import static dev.conch.etcd.EtcdCalls.within;
-import static dev.conch.etcd.EtcdOffice.createdAt;
 
 import dev.conch.Holder;
 import dev.conch.LossReason;
@@ -19,7 +18,6 @@ import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.LeaseOption;
 import io.etcd.jetcd.options.PutOption;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -126,7 +124,9 @@ public final class TermHistory {
   /**
    * Closes a term that ended without a word, as its successor saw it: its lease gone means it
    * expired (or was revoked after a loss); its lease still there means its key was deleted. Guarded
-   * by the successor's own key and by the record not having changed meanwhile.
+   * by the record not having changed meanwhile, not by the successor's key: that term is over
+   * whatever became of the successor since (it won, so the key was gone), and a successor whose own
+   * term is short must still close it.
    */
   private void close(
       EtcdGrant successor, TermRecord open, long modRevision, @Nullable Instant gone) {
@@ -165,9 +165,7 @@ public final class TermHistory {
                       .client()
                       .getKVClient()
                       .txn()
-                      .If(
-                          createdAt(successor.key(), me.rev()),
-                          new Cmp(key, Cmp.Op.EQUAL, CmpTarget.modRevision(modRevision)))
+                      .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.modRevision(modRevision)))
                       .Then(Op.put(key, bytes(closed.toJson()), PutOption.DEFAULT))
                       .commit(),
                   session.timeout(),
@@ -241,15 +239,6 @@ public final class TermHistory {
       }
     }
     Collections.reverse(terms);
-    for (int i = 1; i < terms.size(); i++) {
-      TermRecord before = terms.get(i - 1);
-      TermRecord term = terms.get(i);
-      Instant began = term.holder().since();
-      if (before.ended() != null && began != null) {
-        Duration vacancy = Duration.between(before.ended(), began);
-        terms.set(i, term.withVacantBefore(vacancy.isNegative() ? Duration.ZERO : vacancy));
-      }
-    }
-    return terms;
+    return TermRecord.withVacancies(terms);
   }
 }

@@ -7,6 +7,7 @@ import dev.conch.FencedLock;
 import dev.conch.Holder;
 import dev.conch.Leadership;
 import dev.conch.LossReason;
+import dev.conch.TermRecord;
 import dev.conch.Ticker;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -32,6 +33,7 @@ public final class LocalOffices {
   private final Map<String, List<Candidacy>> offices = new HashMap<>();
   private final Map<String, String> values = new HashMap<>();
   private final Set<String> heldVacant = new HashSet<>();
+  private final Map<String, List<TermRecord>> history = new HashMap<>();
   private final Clock clock;
   private final Ticker ticker;
   private long revision;
@@ -148,11 +150,60 @@ public final class LocalOffices {
     }
   }
 
+  /**
+   * The last {@code limit} terms of {@code office}, oldest first, as the etcd store's history keeps
+   * them (the last {@value #HISTORY_TERMS}): who led, from when, and how each term ended.
+   */
+  public List<TermRecord> history(String office, int limit) {
+    synchronized (monitor) {
+      List<TermRecord> terms = history.getOrDefault(office, List.of());
+      return TermRecord.withVacancies(
+          terms.subList(Math.max(0, terms.size() - limit), terms.size()));
+    }
+  }
+
+  /** How many terms of each office the history keeps. */
+  public static final int HISTORY_TERMS = 100;
+
+  /** Records the beginning of {@code c}'s term; the caller holds the monitor. */
+  private void begun(String office, Candidacy c) {
+    List<TermRecord> terms = history.computeIfAbsent(office, o -> new ArrayList<>());
+    terms.add(TermRecord.begun(c.holder));
+    if (terms.size() > HISTORY_TERMS) {
+      terms.remove(0);
+    }
+  }
+
+  /**
+   * Records the end of {@code c}'s term, unless one is recorded already; the caller holds the
+   * monitor.
+   */
+  private void ended(String office, Candidacy c, LossReason reason, @Nullable String detail) {
+    List<TermRecord> terms = history.getOrDefault(office, List.of());
+    for (int i = terms.size() - 1; i >= 0; i--) {
+      TermRecord term = terms.get(i);
+      if (term.token() == c.holder.rev()) {
+        if (term.isOpen()) {
+          terms.set(i, term.end(clock.instant(), reason, detail, c.holder.id()));
+        }
+        return;
+      }
+    }
+  }
+
   /** The value a guarded write stored at {@code key}, if any. */
   public Optional<String> value(String key) {
     synchronized (monitor) {
       return Optional.ofNullable(values.get(key));
     }
+  }
+
+  private static String how(LossReason reason) {
+    return switch (reason) {
+      case LEASE_EXPIRED -> "expire()";
+      case RENEWAL_FAILED -> "failRenewal()";
+      default -> "revoke() or grant()";
+    };
   }
 
   private void end(String office, LossReason reason) {
@@ -171,6 +222,9 @@ public final class LocalOffices {
         .ifPresent(
             c -> {
               queue(office).remove(c);
+              if (c.waiting == null) {
+                ended(office, c, reason, "ended by the in-memory store's " + how(reason));
+              }
               c.end(reason);
             });
   }
@@ -194,6 +248,7 @@ public final class LocalOffices {
         if (c == queue.get(0)) {
           c.waiting = null;
           c.holder = c.holder.since(clock.instant());
+          begun(office, c);
           news.add(() -> waiting.result.complete(c));
         } else {
           Holder leader = queue.get(0).holder;
@@ -240,6 +295,9 @@ public final class LocalOffices {
     // Guarded by the store's monitor.
     private @Nullable Waiting waiting;
     private volatile @Nullable LossReason ended;
+    // How its term ended, as the loop said (Grant#ending), for the history.
+    private volatile @Nullable LossReason endReason;
+    private volatile @Nullable String endDetail;
 
     Candidacy(Holder holder, Runnable changed) {
       this.holder = holder;
@@ -265,6 +323,12 @@ public final class LocalOffices {
     @Override
     public Optional<LossReason> ended() {
       return Optional.ofNullable(ended);
+    }
+
+    @Override
+    public void ending(LossReason reason, @Nullable String detail) {
+      endReason = reason;
+      endDetail = detail;
     }
   }
 
@@ -303,8 +367,24 @@ public final class LocalOffices {
 
     @Override
     public CompletableFuture<Void> release(Grant grant) {
+      recordEnd((Candidacy) grant);
       withdraw(office, (Candidacy) grant);
       return CompletableFuture.completedFuture(null);
+    }
+
+    /** The end of a released or handed-over term, as its loop told it. */
+    private void recordEnd(Candidacy c) {
+      LossReason reason = c.endReason;
+      if (reason != null) {
+        synchronized (monitor) {
+          ended(office, c, reason, c.endDetail);
+        }
+      }
+    }
+
+    @Override
+    public CompletableFuture<List<TermRecord>> history(int limit) {
+      return CompletableFuture.completedFuture(LocalOffices.this.history(office, limit));
     }
 
     @Override
@@ -345,6 +425,10 @@ public final class LocalOffices {
           return CompletableFuture.completedFuture(false);
         }
         queue.remove(mine);
+        LossReason reason = mine.endReason;
+        if (reason != null) {
+          ended(office, mine, reason, mine.endDetail);
+        }
         for (Candidacy c : passed) {
           queue.remove(c);
           c.holder = c.holder.at(++revision, c.holder.lease());

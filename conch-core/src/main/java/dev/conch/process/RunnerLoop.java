@@ -84,10 +84,10 @@ final class RunnerLoop {
         }
       }
     } catch (InterruptedException e) {
-      shutDown(ExitCodes.STOPPED);
+      shutDown(ExitCodes.STOPPED, "the supervisor was stopped");
     } catch (RuntimeException | Error e) {
       log.error("office {}: runner failed; stopping the command", settings.office(), e);
-      shutDown(ExitCodes.LOST);
+      shutDown(ExitCodes.LOST, "the supervisor failed: " + e);
     }
   }
 
@@ -124,7 +124,7 @@ final class RunnerLoop {
 
   private void handle(Signal signal) {
     if (signal instanceof Signal.Stop) {
-      shutDown(ExitCodes.STOPPED);
+      shutDown(ExitCodes.STOPPED, "the supervisor was asked to stop (a signal, or a shutdown)");
     } else if (signal instanceof Signal.ChildStarted) {
       phase = Phase.RUNNING;
       everStarted = true;
@@ -151,7 +151,7 @@ final class RunnerLoop {
         child.group().pid(),
         code);
     // The resign runs on-lose (lost(RESIGNED)) and deletes the key: the next candidate leads now.
-    resign();
+    resign("the command (pid " + child.group().pid() + ") exited with code " + code);
     if (settings.restart()) {
       backOff(child);
     } else {
@@ -168,7 +168,7 @@ final class RunnerLoop {
       // Handed over (to a candidate of higher priority, say): the command stopped as on a resign,
       // and a runner that runs forever stands again, at the back of the line.
       log.info("office {}: handed over; campaigning again", settings.office());
-      resign();
+      resign(null);
       campaign();
     } else if (reason.isVoluntary()) {
       // Not asked for by this runner: its election was resigned or closed under it (a session
@@ -191,7 +191,7 @@ final class RunnerLoop {
           settings.office(),
           reason,
           child == null ? "command not started" : "command stopped");
-      resign();
+      resign(null);
       campaign();
     }
   }
@@ -203,7 +203,7 @@ final class RunnerLoop {
    */
   private void acquireFailed(String why) {
     log.warn("office {}: {}; command not started, office given up", settings.office(), why);
-    resign();
+    resign("the command was not started: " + why);
     if (settings.restart()) {
       backOff(null);
     } else {
@@ -282,17 +282,24 @@ final class RunnerLoop {
     finish(code);
   }
 
-  private void shutDown(int code) {
+  private void shutDown(int code, String why) {
     log.info("office {}: stopping the runner", settings.office());
-    resign();
+    resign(why);
     term.awaitAcquires(settings.killAfter().plus(ProcessGroup.KILL_WAIT).plusSeconds(1));
     finish(code);
   }
 
-  /** Leaves the election: lost(RESIGNED) stops the command and runs on-lose before the key goes. */
-  private void resign() {
+  /**
+   * Leaves the election: lost(RESIGNED) stops the command and runs on-lose before the key goes;
+   * {@code why}, when given, is what the office's history records as having ended the term.
+   */
+  private void resign(@Nullable String why) {
     term.refuse();
-    election.resign();
+    if (why == null) {
+      election.resign();
+    } else {
+      election.resign(why);
+    }
     // A command whose lose hook was not called (an acquire given up as it returned) stops here.
     term.endCurrent(LossReason.RESIGNED);
   }

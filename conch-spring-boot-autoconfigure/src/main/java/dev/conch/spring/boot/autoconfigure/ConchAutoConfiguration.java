@@ -253,7 +253,8 @@ public final class ConchAutoConfiguration {
                     SessionOptions.defaults()
                         .withPrefix(properties.getEtcd().getPrefix())
                         .withTtl(ttl(properties, environment))
-                        .withTimeout(properties.getEtcd().getTimeout());
+                        .withTimeout(properties.getEtcd().getTimeout())
+                        .withHistoryTerms(properties.getHistoryTerms());
                 Duration renewInterval = properties.getRenewInterval();
                 return (renewInterval != null) ? options.withRenewInterval(renewInterval) : options;
               });

@@ -57,6 +57,12 @@ public class ConchProperties {
   /** How many election events may wait for slow listeners before new ones are dropped. */
   private int eventBuffer = 16;
 
+  /**
+   * How many terms of each office's history are kept in etcd (who led, when, how each term ended):
+   * 0 (none written) to 1000.
+   */
+  private int historyTerms = 100;
+
   /** Replaced by conch.health.require, which wins where both are set. */
   private @Nullable List<String> requireHealth;
 
@@ -106,6 +112,14 @@ public class ConchProperties {
 
   public void setTtl(@Nullable Duration ttl) {
     this.ttl = ttl;
+  }
+
+  public int getHistoryTerms() {
+    return this.historyTerms;
+  }
+
+  public void setHistoryTerms(int historyTerms) {
+    this.historyTerms = historyTerms;
   }
 
   public @Nullable Duration getRenewInterval() {

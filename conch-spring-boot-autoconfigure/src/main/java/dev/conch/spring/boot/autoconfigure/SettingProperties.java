@@ -37,6 +37,7 @@ final class SettingProperties {
           entry(Setting.GROUP, "conch.balance.group"),
           entry(Setting.BALANCE_DELAY, "conch.balance.delay"),
           entry(Setting.EVENT_BUFFER, "conch.event-buffer"),
+          entry(Setting.HISTORY_TERMS, "conch.history-terms"),
           entry(Setting.RETRY_INITIAL, "conch.retry.initial"),
           entry(Setting.RETRY_MAX, "conch.retry.max"),
           entry(Setting.COMMAND, "conch.runner.command"),

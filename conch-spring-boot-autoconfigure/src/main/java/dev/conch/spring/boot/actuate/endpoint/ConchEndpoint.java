@@ -10,6 +10,7 @@ import dev.conch.NotLeaderException;
 import dev.conch.OfficeGroup;
 import dev.conch.Setting;
 import dev.conch.State;
+import dev.conch.TermRecord;
 import dev.conch.TransferRefusedException;
 import dev.conch.etcd.TimingBudget;
 import dev.conch.spring.Elections;
@@ -24,6 +25,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -61,8 +63,17 @@ import org.springframework.context.annotation.ImportRuntimeHints;
 @ImportRuntimeHints(ConchEndpointRuntimeHints.class)
 public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
 
-  /** The only word accepted after the office: {@code /actuator/conch/{office}/assert}. */
+  /** The word after the office that asserts: {@code /actuator/conch/{office}/assert}. */
   public static final String ASSERT = "assert";
+
+  /** The word after the office that reads its history: {@code /actuator/conch/{office}/history}. */
+  public static final String HISTORY = "history";
+
+  /** What the office's history says ended a term this endpoint resigned or transferred. */
+  static final String ASKED = "an operator asked, through the conch endpoint";
+
+  /** How many terms a history read answers without {@code n}. */
+  public static final int DEFAULT_TERMS = 10;
 
   private final Elections elections;
 
@@ -78,6 +89,8 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
 
   private final Function<String, Optional<CandidacyPauses.Pause>> pauses;
 
+  private final BiFunction<String, Integer, List<TermRecord>> histories;
+
   /**
    * An endpoint over {@code elections}, their leader-only jobs, the health their candidacy
    * requires, and the group that shares their offices.
@@ -90,6 +103,8 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
    *     instance knows of, without a store read
    * @param pauses why an office's candidacy is paused by the health it requires, while it is
    * @param group the group this instance is a member of now, if any ({@code conch.balance.*})
+   * @param histories reads the last n terms of any office from the store, oldest first; may throw
+   *     {@link EtcdUnavailableException}
    */
   public ConchEndpoint(
       Elections elections,
@@ -97,13 +112,15 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
       Function<String, Optional<TimingBudget>> timings,
       Function<String, List<JobRecord>> jobs,
       Function<String, Optional<CandidacyPauses.Pause>> pauses,
-      Supplier<Optional<OfficeGroup>> group) {
+      Supplier<Optional<OfficeGroup>> group,
+      BiFunction<String, Integer, List<TermRecord>> histories) {
     this.elections = elections;
     this.leaders = leaders;
     this.timings = timings;
     this.jobs = jobs;
     this.pauses = pauses;
     this.group = group;
+    this.histories = histories;
   }
 
   /** Remembers who each office's candidate last saw leading, for {@link #conch()}. */
@@ -146,6 +163,54 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
   }
 
   /**
+   * {@code /actuator/conch/{office}/assert}: {@link #assertion}; {@code
+   * /actuator/conch/{office}/history}: {@link #history}.
+   *
+   * @param view {@value #ASSERT} or {@value #HISTORY}
+   * @param minRev with {@value #ASSERT} only
+   * @param n with {@value #HISTORY} only
+   * @throws IllegalArgumentException for another view, or a parameter of the other view
+   */
+  @ReadOperation
+  public OperationResponseBody office(
+      @Selector String office, @Selector String view, @Nullable Long minRev, @Nullable Integer n) {
+    if (HISTORY.equals(view)) {
+      if (minRev != null) {
+        throw new IllegalArgumentException("'minRev' goes with '" + ASSERT + "' only");
+      }
+      return history(office, n);
+    }
+    if (n != null) {
+      throw new IllegalArgumentException("'n' goes with '" + HISTORY + "' only");
+    }
+    return assertion(office, view, minRev);
+  }
+
+  /**
+   * The last {@code n} terms of {@code office} (10 when not given), oldest first, read from the
+   * store: who led, with which token, from when, and when and how each term ended.
+   *
+   * @throws dev.conch.InvalidArgumentException when {@code office} is no office name
+   * @throws IllegalArgumentException when {@code n} is not 1 to {@value Setting#MAX_HISTORY_TERMS}
+   * @throws NoSuchElementException when the office has no recorded term
+   * @throws EtcdUnavailableException when etcd cannot be read in time
+   */
+  public HistoryDescriptor history(String office, @Nullable Integer n) {
+    Setting.OFFICE.require(office);
+    int terms = (n != null) ? n : DEFAULT_TERMS;
+    if (terms < 1 || terms > Setting.MAX_HISTORY_TERMS) {
+      throw new IllegalArgumentException(
+          "invalid n '" + n + "': a number of terms from 1 to " + Setting.MAX_HISTORY_TERMS);
+    }
+    List<TermRecord> recorded = this.histories.apply(office, terms);
+    if (recorded.isEmpty()) {
+      throw new NoSuchElementException(
+          "office '" + office + "' has no recorded term (never led, or no history kept)");
+    }
+    return new HistoryDescriptor(office, recorded.stream().map(TermDescriptor::of).toList());
+  }
+
+  /**
    * Whether this instance holds {@code office} right now: its candidate leads, and the leader read
    * from the store has this candidate's token as its create revision, at least {@code minRev}.
    *
@@ -153,11 +218,11 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
    * @throws IllegalArgumentException when {@code check} is not {@value #ASSERT}
    * @throws EtcdUnavailableException when etcd cannot be read in time (fail closed)
    */
-  @ReadOperation
   public AssertionDescriptor assertion(
       @Selector String office, @Selector String check, @Nullable Long minRev) {
     if (!ASSERT.equals(check)) {
-      throw new IllegalArgumentException("'" + check + "': only '" + ASSERT + "' is known");
+      throw new IllegalArgumentException(
+          "'" + check + "': only '" + ASSERT + "' and '" + HISTORY + "' are known");
     }
     Setting.OFFICE.require(office);
     Optional<Election> mine = this.elections.find(office);
@@ -216,10 +281,10 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
               + " show it), or leave 'to' out to hand over to the next in line");
     }
     switch (action) {
-      case RESIGN -> election.resign();
+      case RESIGN -> election.resign(ASKED);
       case TRANSFER -> {
         if (to != null) {
-          election.transfer(to);
+          election.transfer(to, ASKED);
         } else {
           election.transfer();
         }
@@ -442,6 +507,65 @@ public class ConchEndpoint implements ApplicationListener<LeaderObservedEvent> {
       @Nullable String id,
       @JsonInclude(Include.NON_NULL) @Nullable String error)
       implements OperationResponseBody {}
+
+  /**
+   * The answer to {@code /actuator/conch/{office}/history}.
+   *
+   * @param office the office
+   * @param terms its last terms, oldest first
+   */
+  public record HistoryDescriptor(String office, List<TermDescriptor> terms)
+      implements OperationResponseBody {}
+
+  /**
+   * One term of an office's history.
+   *
+   * @param token the term's fencing token
+   * @param id the holder's candidate id
+   * @param host the holder's host
+   * @param pid the holder's process id
+   * @param lease the holder's lease, hex
+   * @param began when the term began (RFC 3339)
+   * @param ended when it ended, or {@code null} while it lasts (or when no end is recorded)
+   * @param reason how it ended ({@code resigned}, {@code transferred}, {@code closed}, {@code
+   *     acquire-failed}, {@code renewal-failed}, {@code lease-expired}, {@code key-deleted}), or
+   *     {@code null} while it lasts
+   * @param detail what ended it, in words (who asked, to whom, which error), or {@code null}
+   * @param recordedBy who wrote the end: the holder, or its successor for a term that ended without
+   *     a word
+   * @param vacantBeforeMs how long the office had no leader before this term, or {@code null} when
+   *     unknown
+   */
+  @JsonInclude(Include.ALWAYS)
+  public record TermDescriptor(
+      long token,
+      @Nullable String id,
+      @Nullable String host,
+      long pid,
+      String lease,
+      @Nullable String began,
+      @Nullable String ended,
+      @Nullable String reason,
+      @Nullable String detail,
+      @Nullable String recordedBy,
+      @Nullable Long vacantBeforeMs) {
+
+    static TermDescriptor of(TermRecord term) {
+      Holder holder = term.holder();
+      return new TermDescriptor(
+          term.token(),
+          holder.id(),
+          holder.host(),
+          holder.pid(),
+          holder.leaseHex(),
+          (holder.since() != null) ? holder.since().toString() : null,
+          (term.ended() != null) ? term.ended().toString() : null,
+          (term.reason() != null) ? TermRecord.reasonCode(term.reason()) : null,
+          term.detail(),
+          term.recordedBy(),
+          (term.vacantBefore() != null) ? term.vacantBefore().toMillis() : null);
+    }
+  }
 
   /**
    * What was done to an office.

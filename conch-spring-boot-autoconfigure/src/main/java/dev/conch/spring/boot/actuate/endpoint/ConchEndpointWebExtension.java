@@ -65,19 +65,35 @@ public final class ConchEndpointWebExtension {
   }
 
   /**
-   * Whether this instance holds {@code office} right now: 200 when it does (with a revision of at
-   * least {@code minRev}), 409 when not, 503 when etcd cannot be read, 404 for any word but {@code
-   * assert}.
+   * {@code /assert}: whether this instance holds {@code office} right now: 200 when it does (with a
+   * revision of at least {@code minRev}), 409 when not, 503 when etcd cannot be read. {@code
+   * /history}: its last {@code n} terms (10 by default), 200; 404 when it has no recorded term, 400
+   * for {@code n} outside 1 to 1000, 503 when etcd cannot be read. 404 for any other word.
    */
   @ReadOperation
-  public WebEndpointResponse<Object> assertion(
-      @Selector String office, @Selector String check, @Nullable Long minRev) {
-    if (!ConchEndpoint.ASSERT.equals(check)) {
+  public WebEndpointResponse<Object> office(
+      @Selector String office, @Selector String view, @Nullable Long minRev, @Nullable Integer n) {
+    if (ConchEndpoint.HISTORY.equals(view)) {
+      return history(office, minRev, n);
+    }
+    if (!ConchEndpoint.ASSERT.equals(view)) {
       return error(
           office,
-          "unknown operation '" + check + "'; use /" + ConchEndpoint.ASSERT,
+          "unknown operation '"
+              + view
+              + "'; use /"
+              + ConchEndpoint.ASSERT
+              + " or /"
+              + ConchEndpoint.HISTORY,
           WebEndpointResponse.STATUS_NOT_FOUND);
     }
+    if (n != null) {
+      return error(
+          office,
+          "'n' goes with /" + ConchEndpoint.HISTORY + " only",
+          WebEndpointResponse.STATUS_BAD_REQUEST);
+    }
+    String check = view;
     try {
       AssertionDescriptor assertion = this.delegate.assertion(office, check, minRev);
       return new WebEndpointResponse<>(
@@ -89,6 +105,25 @@ public final class ConchEndpointWebExtension {
     } catch (EtcdUnavailableException ex) {
       return new WebEndpointResponse<>(
           new AssertionDescriptor(false, null, null, null, "etcd unavailable: " + messageOf(ex)),
+          WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+    }
+  }
+
+  private WebEndpointResponse<Object> history(
+      String office, @Nullable Long minRev, @Nullable Integer n) {
+    try {
+      return new WebEndpointResponse<>(
+          this.delegate.office(office, ConchEndpoint.HISTORY, minRev, n),
+          WebEndpointResponse.STATUS_OK);
+    } catch (NoSuchElementException ex) {
+      return error(office, messageOf(ex), WebEndpointResponse.STATUS_NOT_FOUND);
+    } catch (IllegalArgumentException ex) {
+      // InvalidArgumentException (a bad office name) is one too.
+      return error(office, messageOf(ex), WebEndpointResponse.STATUS_BAD_REQUEST);
+    } catch (EtcdUnavailableException ex) {
+      return error(
+          office,
+          "etcd unavailable: " + messageOf(ex),
           WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
     }
   }

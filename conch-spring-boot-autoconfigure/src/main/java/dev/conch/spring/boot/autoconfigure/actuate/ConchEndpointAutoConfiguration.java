@@ -2,6 +2,7 @@ package dev.conch.spring.boot.autoconfigure.actuate;
 
 import dev.conch.Election;
 import dev.conch.Holder;
+import dev.conch.TermRecord;
 import dev.conch.etcd.EtcdSession;
 import dev.conch.local.LocalOffices;
 import dev.conch.spring.Elections;
@@ -14,6 +15,7 @@ import dev.conch.spring.leaderonly.LeaderOnlyJobs;
 import dev.conch.spring.support.OfficeBalancer;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -67,7 +69,8 @@ public final class ConchEndpointAutoConfiguration {
             return (found != null) ? found.lastRuns(office) : List.of();
           },
           (paused != null) ? paused::pause : office -> Optional.empty(),
-          (group != null) ? group::group : Optional::empty);
+          (group != null) ? group::group : Optional::empty,
+          histories(elections, session, localOffices));
     }
 
     @Bean
@@ -96,6 +99,25 @@ public final class ConchEndpointAutoConfiguration {
         return local::leader;
       }
       return office -> elections.find(office).flatMap(Election::leader);
+    }
+
+    /**
+     * How any office's history is read: from etcd without a lease, from the in-memory offices in
+     * standalone mode, else from the candidate of the office, when this instance has one.
+     */
+    private static BiFunction<String, Integer, List<TermRecord>> histories(
+        Elections elections,
+        ObjectProvider<EtcdSession> session,
+        ObjectProvider<LocalOffices> localOffices) {
+      EtcdSession etcd = session.getIfUnique();
+      if (etcd != null) {
+        return etcd::history;
+      }
+      LocalOffices local = localOffices.getIfUnique();
+      if (local != null) {
+        return local::history;
+      }
+      return (office, n) -> elections.find(office).map(e -> e.history(n)).orElse(List.of());
     }
   }
 }
