@@ -101,7 +101,8 @@ class ConchEndpointAutoConfigurationTest {
                     o -> Optional.empty(),
                     o -> java.util.List.of(),
                     o -> Optional.empty(),
-                    Optional::empty))
+                    Optional::empty,
+                    (o, n) -> java.util.List.of()))
         .run(
             context ->
                 assertThat(context).hasSingleBean(ConchEndpoint.class).hasBean("userEndpoint"));

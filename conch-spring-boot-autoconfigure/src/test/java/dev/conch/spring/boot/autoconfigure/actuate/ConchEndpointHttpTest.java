@@ -245,6 +245,32 @@ class ConchEndpointHttpTest {
           .isEqualTo(200);
       await().atMost(WAIT).until(() -> a.get(assertion).status() == 200);
       assertThat(state(b, office)).isEqualTo("RESIGNED");
+
+      // The history: each term with how it ended and who asked, as any instance reads it.
+      String history = "/actuator/conch/" + office + "/history";
+      await().atMost(WAIT).until(() -> b.get(history).json().get("terms").size() == 3);
+      JsonNode terms = b.get(history).json().get("terms");
+      assertThat(terms.get(0).get("id").asString()).isEqualTo("a");
+      assertThat(terms.get(0).get("reason").asString()).isEqualTo("transferred");
+      assertThat(terms.get(0).get("detail").asString()).isEqualTo("handed to the next in line");
+      assertThat(terms.get(1).get("id").asString()).isEqualTo("b");
+      assertThat(terms.get(1).get("reason").asString()).isEqualTo("resigned");
+      assertThat(terms.get(1).get("detail").asString())
+          .isEqualTo("an operator asked, through the conch endpoint");
+      assertThat(terms.get(1).get("vacantBeforeMs").isNumber()).isTrue();
+      assertThat(terms.get(2).get("reason").isNull()).isTrue();
+      assertThat(terms.get(2).get("token").asLong())
+          .isEqualTo(a.get(assertion).json().get("rev").asLong());
+      assertThat(b.get(history + "?n=1").json().get("terms").size()).isEqualTo(1);
+      Response none = b.get("/actuator/conch/never-" + office + "/history");
+      assertThat(none.status()).isEqualTo(404);
+      assertThat(none.json().get("error").asString()).contains("has no recorded term");
+      Response zero = b.get(history + "?n=0");
+      assertThat(zero.status()).isEqualTo(400);
+      assertThat(zero.json().get("error").asString())
+          .isEqualTo("invalid n '0': a number of terms from 1 to 1000");
+      assertThat(b.get(history + "?minRev=3").status()).isEqualTo(400);
+      assertThat(b.get(assertion + "?n=3").status()).isEqualTo(400);
     }
   }
 

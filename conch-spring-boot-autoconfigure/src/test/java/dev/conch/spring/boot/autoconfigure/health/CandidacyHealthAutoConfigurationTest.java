@@ -422,7 +422,8 @@ class CandidacyHealthAutoConfigurationTest {
           office -> Optional.empty(),
           office -> java.util.List.of(),
           pauses::pause,
-          Optional::empty);
+          Optional::empty,
+          (office, n) -> java.util.List.of());
     }
   }
 
