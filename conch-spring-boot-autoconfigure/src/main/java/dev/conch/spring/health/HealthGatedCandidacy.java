@@ -268,7 +268,7 @@ public final class HealthGatedCandidacy extends PhasedLifecycle {
     }
     CompletableFuture<Void> left;
     try {
-      left = election.resignAsync();
+      left = election.resignAsync("the health it requires failed: " + reason);
     } catch (RuntimeException ex) {
       this.leaving.remove(office);
       logger.warn("office " + office + ": resigning failed", ex);

@@ -241,7 +241,7 @@ public final class ConchLifecycle extends PhasedLifecycle implements SmartInitia
     long before = (publisher != null) ? publisher.resignations() : 0;
     CompletableFuture<Void> left;
     try {
-      left = election.resignAsync();
+      left = election.resignAsync("the application is shutting down");
     } catch (RuntimeException ex) {
       logger.warn("Resigning from " + election.office() + " failed", ex);
       return CompletableFuture.completedFuture(null);
