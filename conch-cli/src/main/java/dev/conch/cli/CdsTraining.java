@@ -53,6 +53,8 @@ public final class CdsTraining {
       Main.run(new String[] {"elect", "training", "--who", "--endpoints", endpoint});
       Main.run(new String[] {"elect", "training", "--who", "--json", "--endpoints", endpoint});
       Main.run(new String[] {"elect", "training", "--assert", "--json", "--endpoints", endpoint});
+      Main.run(new String[] {"elect", "training", "--history", "--endpoints", endpoint});
+      Main.run(new String[] {"elect", "training", "--why", "--json", "--endpoints", endpoint});
       Main.run(new String[] {"--help"});
       Main.run(new String[] {"elect", "--help"});
       Main.run(new String[] {"elect", "training", "--ttl", "nonsense", "--who"});
