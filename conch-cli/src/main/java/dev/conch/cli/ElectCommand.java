@@ -36,7 +36,7 @@ import picocli.CommandLine.TypeConversionException;
     customSynopsis = {
       "conch elect <office> [--ttl 15s] [--restart] [--kill-after 5s] [--on-acquire CMD]",
       "                     [--on-lose CMD] [--hook-timeout 30s] [--wait D | --nonblock]",
-      "                     [--priority N] [--min-tenure 15s] -- <cmd...>",
+      "                     [--priority N] [--min-tenure 15s] [--history-terms 100] -- <cmd...>",
       "conch elect <office> --who [--json]",
       "conch elect <office> --watch [--json]",
       "conch elect <office> --assert [--min-rev N] [--json]",
@@ -162,6 +162,15 @@ final class ElectCommand implements Callable<Integer> {
               + " (default: ${DEFAULT-VALUE})")
   Duration minTenure;
 
+  @Option(
+      names = "--history-terms",
+      paramLabel = "N",
+      defaultValue = "100",
+      description =
+          "the office's history in etcd keeps the last N terms, 0 (none written) to 1000"
+              + " (default: ${DEFAULT-VALUE})")
+  int historyTerms;
+
   @Mixin ConnectionOptions connection;
 
   /** The words after {@code --}, set by {@link Main}; {@code null} when there was no {@code --}. */
@@ -183,7 +192,8 @@ final class ElectCommand implements Callable<Integer> {
       return ReadForms.run(read, out);
     }
     Client client = connection.connect();
-    EtcdSession session = EtcdSession.open(client, connection.sessionOptions());
+    EtcdSession session =
+        EtcdSession.open(client, connection.sessionOptions().withHistoryTerms(historyTerms));
     return new RunMode(session, office, this::runner, group()).run();
   }
 
@@ -272,7 +282,8 @@ final class ElectCommand implements Callable<Integer> {
               "--wait",
               "--nonblock",
               "--priority",
-              "--min-tenure")) {
+              "--min-tenure",
+              "--history-terms")) {
         if (spec.commandLine().getParseResult().hasMatchedOption(flag)) {
           throw new UsageException(
               flag + " applies only when running a command: conch elect <office> ... -- <cmd...>");
@@ -287,6 +298,10 @@ final class ElectCommand implements Callable<Integer> {
     }
     if (waitFor != null && nonblock) {
       throw new UsageException("--wait and --nonblock exclude each other (--nonblock is --wait 0)");
+    }
+    if (!Setting.HISTORY_TERMS.accepts(historyTerms)) {
+      throw new UsageException(
+          "invalid --history-terms '" + historyTerms + "': " + Setting.HISTORY_TERMS.accepted());
     }
     if (hookTimeout.isZero()) {
       throw new UsageException("invalid --hook-timeout '0s': a positive duration");
