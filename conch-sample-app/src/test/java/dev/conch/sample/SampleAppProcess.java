@@ -111,6 +111,11 @@ final class SampleAppProcess implements AutoCloseable {
     return this.process.pid();
   }
 
+  /** The HTTP port of the page and the actuator, on 127.0.0.1. */
+  int port() {
+    return this.port;
+  }
+
   boolean isAlive() {
     return this.process.isAlive();
   }
@@ -231,6 +236,15 @@ final class SampleAppProcess implements AutoCloseable {
     return send(
         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
             .timeout(REQUEST_TIMEOUT)
+            .build());
+  }
+
+  /** One GET asking for the media type {@code accept}; status -1 when the app did not answer. */
+  Answer get(String path, String accept) {
+    return send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
+            .timeout(REQUEST_TIMEOUT)
+            .header("Accept", accept)
             .build());
   }
 

@@ -6,9 +6,11 @@ import dev.conch.Holder;
 import dev.conch.Leadership;
 import dev.conch.LeadershipHandler;
 import dev.conch.State;
+import dev.conch.TermRecord;
 import dev.conch.process.ExternalCommandRunner;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -202,6 +204,11 @@ final class RunnerElection implements Election {
   @Override
   public boolean guardedPut(String key, String value) {
     return election().guardedPut(key, value);
+  }
+
+  @Override
+  public List<TermRecord> history(int limit) {
+    return election().history(limit);
   }
 
   /** Adds {@code handler} to the hooks that run before the command starts and after it stopped. */

@@ -3,7 +3,10 @@ package dev.conch.spring.boot.metrics;
 import static dev.conch.spring.observation.ConchMeterDocumentation.BALANCE_MOVES;
 import static dev.conch.spring.observation.ConchMeterDocumentation.CAMPAIGN;
 import static dev.conch.spring.observation.ConchMeterDocumentation.EVENTS_DROPPED;
+import static dev.conch.spring.observation.ConchMeterDocumentation.FAILOVER_BUDGET;
 import static dev.conch.spring.observation.ConchMeterDocumentation.LEADER;
+import static dev.conch.spring.observation.ConchMeterDocumentation.LEADERLESS;
+import static dev.conch.spring.observation.ConchMeterDocumentation.LEADERLESS_OBSERVED;
 import static dev.conch.spring.observation.ConchMeterDocumentation.RENEWAL_FAILURES;
 import static dev.conch.spring.observation.ConchMeterDocumentation.TERM;
 import static dev.conch.spring.observation.ConchMeterDocumentation.TERM_INTERRUPTED;
@@ -11,9 +14,12 @@ import static dev.conch.spring.observation.ConchMeterDocumentation.TRANSITIONS;
 
 import dev.conch.Election;
 import dev.conch.LossReason;
+import dev.conch.Ticker;
 import dev.conch.etcd.EtcdSession;
+import dev.conch.etcd.TimingBudget;
 import dev.conch.spring.CampaigningEvent;
 import dev.conch.spring.Elections;
+import dev.conch.spring.LeaderObservedEvent;
 import dev.conch.spring.LeadershipAcquiredEvent;
 import dev.conch.spring.LeadershipEvent;
 import dev.conch.spring.LeadershipLostEvent;
@@ -29,7 +35,9 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.event.ApplicationStartedEvent;
 import org.springframework.context.ApplicationEvent;
@@ -45,14 +53,18 @@ import org.springframework.core.ResolvableType;
  * {@code conch.term.interrupted} and {@code conch.events.dropped}. {@code conch.renewal.failures}
  * counts the failed renewals of the one lease every office shares, so it has no {@code
  * conch.office} tag; {@code conch.balance.moves} counts the offices this instance handed to another
- * member of its group, by {@code conch.group} and {@code conch.reason}. {@link
- * ConchMeterDocumentation} documents them.
+ * member of its group, by {@code conch.group} and {@code conch.reason}. For alerts that need no
+ * code, each office also has {@code conch.office.leaderless} and {@code
+ * conch.office.leaderless.observed} (how long it has been, and was in all, without a leader as this
+ * instance saw it: {@link Vacancy}) and, where its timing budget is known, {@code
+ * conch.office.failover.budget} (its worst crash fail-over). {@link ConchMeterDocumentation}
+ * documents them.
  *
  * <p>Transitions are counted from the leadership events the context publishes ({@link
  * CampaigningEvent}, {@link LeadershipAcquiredEvent}, {@link LeadershipLostEvent}, {@link
- * OfficeMovedEvent}), the ones the application listens to; an office's meters are registered with
- * its first event, or when the application has started. It listens to those events only, not to
- * every event of the context.
+ * LeaderObservedEvent}, {@link OfficeMovedEvent}), the ones the application listens to; an office's
+ * meters are registered with its first event, or when the application has started. It listens to
+ * those events only, not to every event of the context.
  */
 public class ConchMetrics implements MeterBinder, GenericApplicationListener {
 
@@ -62,6 +74,10 @@ public class ConchMetrics implements MeterBinder, GenericApplicationListener {
   private final Elections elections;
 
   private final @Nullable EtcdSession session;
+
+  private final Function<String, Optional<TimingBudget>> budgets;
+
+  private final Ticker ticker;
 
   private final BoundRegistries registries = new BoundRegistries();
 
@@ -73,8 +89,26 @@ public class ConchMetrics implements MeterBinder, GenericApplicationListener {
    * @param session the etcd session whose renewal failures are counted, or {@code null}
    */
   public ConchMetrics(Elections elections, @Nullable EtcdSession session) {
+    this(elections, session, office -> Optional.empty(), Ticker.SYSTEM);
+  }
+
+  /**
+   * Meters of {@code elections}, registered in each registry they are bound to.
+   *
+   * @param session the etcd session whose renewal failures are counted, or {@code null}
+   * @param budgets the timing budget of an office, where it is known (an office campaigned for in
+   *     etcd), for {@code conch.office.failover.budget}
+   * @param ticker the monotonic clock that times terms, campaigns and vacancies
+   */
+  public ConchMetrics(
+      Elections elections,
+      @Nullable EtcdSession session,
+      Function<String, Optional<TimingBudget>> budgets,
+      Ticker ticker) {
     this.elections = elections;
     this.session = session;
+    this.budgets = budgets;
+    this.ticker = ticker;
   }
 
   @Override
@@ -89,7 +123,7 @@ public class ConchMetrics implements MeterBinder, GenericApplicationListener {
     this.offices.values().forEach(meters -> meters.registerIn(registry));
   }
 
-  /** Only conch's own events: campaigns, terms, moves, and the application's start. */
+  /** Only conch's own events: campaigns, terms, leaders seen, moves, the application's start. */
   @Override
   public boolean supportsEventType(ResolvableType eventType) {
     Class<?> type = eventType.toClass();
@@ -97,7 +131,8 @@ public class ConchMetrics implements MeterBinder, GenericApplicationListener {
         || OfficeMovedEvent.class.isAssignableFrom(type)
         || CampaigningEvent.class.isAssignableFrom(type)
         || LeadershipAcquiredEvent.class.isAssignableFrom(type)
-        || LeadershipLostEvent.class.isAssignableFrom(type);
+        || LeadershipLostEvent.class.isAssignableFrom(type)
+        || LeaderObservedEvent.class.isAssignableFrom(type);
   }
 
   @Override
@@ -137,12 +172,14 @@ public class ConchMetrics implements MeterBinder, GenericApplicationListener {
     return this.offices.computeIfAbsent(office, name -> new OfficeMeters(election));
   }
 
-  /** The meters of one office, and when its current campaign and term began. */
+  /** The meters of one office, and when its current campaign, term and vacancy began. */
   private final class OfficeMeters {
 
     private final Election election;
 
     private final String office;
+
+    private final Vacancy vacancy;
 
     // Written on the office's event thread only.
     private long campaignStart = -1;
@@ -152,6 +189,7 @@ public class ConchMetrics implements MeterBinder, GenericApplicationListener {
     OfficeMeters(Election election) {
       this.election = election;
       this.office = election.office();
+      this.vacancy = new Vacancy(election, ConchMetrics.this.ticker);
       ConchMetrics.this.registries.forEach(this::registerIn);
     }
 
@@ -165,8 +203,40 @@ public class ConchMetrics implements MeterBinder, GenericApplicationListener {
           .description(EVENTS_DROPPED.getDescription())
           .tag(ConchKeyNames.OFFICE.asString(), this.office)
           .register(registry);
-      // Registered before the first campaign ends, so that it reads 0 rather than nothing.
+      // Registered before the first campaign ends, so that it reads 0 rather than nothing; and
+      // terms begun from 0, so that Prometheus' increase() counts this instance's first one.
       campaign(registry);
+      Counter.builder(TRANSITIONS.getName())
+          .description(TRANSITIONS.getDescription())
+          .tags(tags("acquired", NO_REASON))
+          .register(registry);
+      Gauge.builder(LEADERLESS.getName(), this.vacancy, Vacancy::seconds)
+          .description(LEADERLESS.getDescription())
+          .baseUnit(LEADERLESS.getBaseUnit())
+          .tag(ConchKeyNames.OFFICE.asString(), this.office)
+          .register(registry);
+      FunctionCounter.builder(LEADERLESS_OBSERVED.getName(), this.vacancy, Vacancy::totalSeconds)
+          .description(LEADERLESS_OBSERVED.getDescription())
+          .baseUnit(LEADERLESS_OBSERVED.getBaseUnit())
+          .tag(ConchKeyNames.OFFICE.asString(), this.office)
+          .register(registry);
+      // Unknown in standalone mode and for the application's own elections: no gauge rather
+      // than a made-up figure, so that an alert comparing with it stays silent.
+      if (ConchMetrics.this.budgets.apply(this.office).isPresent()) {
+        Gauge.builder(FAILOVER_BUDGET.getName(), this::failoverSeconds)
+            .description(FAILOVER_BUDGET.getDescription())
+            .baseUnit(FAILOVER_BUDGET.getBaseUnit())
+            .tag(ConchKeyNames.OFFICE.asString(), this.office)
+            .register(registry);
+      }
+    }
+
+    private double failoverSeconds() {
+      return ConchMetrics.this
+          .budgets
+          .apply(this.office)
+          .map(budget -> budget.crashFailover().toNanos() / 1e9)
+          .orElse(Double.NaN);
     }
 
     void record(LeadershipEvent event) {
@@ -174,10 +244,17 @@ public class ConchMetrics implements MeterBinder, GenericApplicationListener {
         // A campaign goes on from the first since joining or since the last term: one left
         // before it won (the context stopped) ends with the next join.
         if (this.campaignStart < 0 || campaigning.isJoined()) {
-          this.campaignStart = System.nanoTime();
+          this.campaignStart = ConchMetrics.this.ticker.nanoTime();
+        }
+      } else if (event instanceof LeaderObservedEvent observed) {
+        if (observed.isVacant()) {
+          this.vacancy.began();
+        } else {
+          this.vacancy.ended();
         }
       } else if (event instanceof LeadershipAcquiredEvent) {
-        long now = System.nanoTime();
+        this.vacancy.ended();
+        long now = ConchMetrics.this.ticker.nanoTime();
         if (this.campaignStart >= 0) {
           Duration campaign = Duration.ofNanos(now - this.campaignStart);
           ConchMetrics.this.registries.forEach(registry -> campaign(registry).record(campaign));
@@ -195,6 +272,12 @@ public class ConchMetrics implements MeterBinder, GenericApplicationListener {
               1);
         }
         LossReason reason = lost.getReason();
+        // Resigned (or shut down) is leaving: this instance will not see who leads next.
+        if (reason == LossReason.RESIGNED) {
+          this.vacancy.ended();
+        } else {
+          this.vacancy.began();
+        }
         String kind =
             switch (reason) {
               case RESIGNED -> "resigned";
@@ -218,7 +301,7 @@ public class ConchMetrics implements MeterBinder, GenericApplicationListener {
       if (this.termStart < 0) {
         return;
       }
-      Duration term = Duration.ofNanos(System.nanoTime() - this.termStart);
+      Duration term = Duration.ofNanos(ConchMetrics.this.ticker.nanoTime() - this.termStart);
       this.termStart = -1;
       ConchMetrics.this.registries.forEach(
           registry ->

@@ -1,7 +1,8 @@
 /**
  * The Micrometer meters of conch ({@link ConchMetrics}, a {@code MeterBinder}) and their
  * documentation ({@link dev.conch.spring.observation.ConchMeterDocumentation}): leadership,
- * transitions, terms, campaign time, dropped events, renewal failures.
+ * transitions, terms, campaign time, dropped events, renewal failures, and for alerts each office's
+ * leaderless time and worst fail-over.
  */
 @NullMarked
 package dev.conch.spring.boot.metrics;

@@ -80,6 +80,9 @@ class HealthGatedCandidacyEtcdTest {
                         assertThat(paused.getIndicator()).isEqualTo("db");
                         assertThat(paused.getReason()).isEqualTo("db is DOWN");
                         assertThat(paused.isResigned()).isTrue();
+                        // The office's history says why the term ended: the indicator.
+                        assertThat(second.history(2).get(0).detail())
+                            .isEqualTo("the health it requires failed: db is DOWN");
                       });
               // b is gone: the office is vacant, and a, still DOWN, stays out of it.
               await()

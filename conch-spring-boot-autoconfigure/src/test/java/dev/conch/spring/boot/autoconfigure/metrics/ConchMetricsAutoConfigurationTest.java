@@ -10,6 +10,7 @@ import dev.conch.LossReason;
 import dev.conch.local.LocalOffices;
 import dev.conch.spring.CampaigningEvent;
 import dev.conch.spring.Elections;
+import dev.conch.spring.LeaderObservedEvent;
 import dev.conch.spring.LeadershipAcquiredEvent;
 import dev.conch.spring.LeadershipLostEvent;
 import dev.conch.spring.boot.autoconfigure.ConchAutoConfiguration;
@@ -28,6 +29,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -191,7 +193,13 @@ class ConchMetricsAutoConfigurationTest {
     this.contextRunner
         .withBean(MeterRegistry.class, () -> session)
         .withPropertyValues("conch.standalone=false", "conch.etcd.endpoints=http://127.0.0.1:1")
-        .run(context -> assertThat(session.find("conch.renewal.failures").meters()).hasSize(1));
+        .run(
+            context -> {
+              assertThat(session.find("conch.renewal.failures").meters()).hasSize(1);
+              await()
+                  .atMost(Duration.ofSeconds(10))
+                  .until(() -> session.find("conch.office.failover.budget").gauge() != null);
+            });
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     this.contextRunner
         .withBean(MeterRegistry.class, () -> registry)
@@ -220,7 +228,10 @@ class ConchMetricsAutoConfigurationTest {
             "conch.campaign",
             "conch.term",
             "conch.events.dropped",
-            "conch.renewal.failures");
+            "conch.renewal.failures",
+            "conch.office.leaderless",
+            "conch.office.leaderless.observed",
+            "conch.office.failover.budget");
     assertThat(conch)
         .allSatisfy(
             meter -> {
@@ -232,6 +243,10 @@ class ConchMetricsAutoConfigurationTest {
                   .containsExactlyInAnyOrderElementsOf(
                       Arrays.stream(doc.getKeyNames()).map(KeyName::asString).toList());
               assertThat(meter.getId().getDescription()).isEqualTo(doc.getDescription());
+              if (doc.getType() != Meter.Type.TIMER) {
+                // A timer's unit is the registry's.
+                assertThat(meter.getId().getBaseUnit()).isEqualTo(doc.getBaseUnit());
+              }
             });
   }
 
@@ -253,6 +268,8 @@ class ConchMetricsAutoConfigurationTest {
                           metrics,
                           new LeadershipLostEvent(
                               election, 1, election.candidate(), LossReason.RESIGNED)))
+                  .isTrue();
+              assertThat(supports(metrics, new LeaderObservedEvent(election, Optional.empty())))
                   .isTrue();
               assertThat(
                       metrics.supportsEventType(
