@@ -218,7 +218,8 @@ class EtcdOfficeGroupTest {
   @Test
   void aMemberGoesOnPublishingWhileAMoveWaitsForASlowLoseHook() throws Exception {
     Client client = etcds.client(etcd.cluster());
-    GroupMembers members = new GroupMembers(etcds, client, group(), 3);
+    String group = group();
+    GroupMembers members = new GroupMembers(etcds, client, group, 3);
     CountDownLatch entered = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     AtomicBoolean first = new AtomicBoolean(true);
@@ -259,6 +260,21 @@ class EtcdOfficeGroupTest {
     await().atMost(WAIT).until(() -> b.leads() == 2);
     await().atMost(WAIT).until(() -> a.moves.size() == 1);
     assertThat(a.moves.peek().to()).isEqualTo("b");
+    // The office's history says how the term ended, and why.
+    String moved = a.moves.peek().office();
+    Election mover =
+        a.elections.stream().filter(e -> e.office().equals(moved)).findFirst().orElseThrow();
+    assertThat(mover.history(10))
+        .anySatisfy(
+            term -> {
+              assertThat(term.holder().id()).isEqualTo("a");
+              assertThat(term.reason()).isEqualTo(LossReason.TRANSFERRED);
+              assertThat(term.detail())
+                  .isEqualTo(
+                      "handed to 'b': group '"
+                          + group
+                          + "' moved it: this member led more than its fair share");
+            });
   }
 
   @Test
