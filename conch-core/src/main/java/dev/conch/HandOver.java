@@ -169,7 +169,7 @@ final class HandOver {
                     office,
                     plan.targetId(),
                     describe(error));
-                return release(lock, grant);
+                return release(lock, grant, plan, describe(error));
               }
               if (done) {
                 log.info(
@@ -186,7 +186,7 @@ final class HandOver {
                         + " plainly",
                     office,
                     plan.targetId());
-                return release(lock, grant);
+                return release(lock, grant, plan, "the line changed again");
               }
               return call(lock::candidates)
                   .handle((line, failed) -> again(lock, grant, leader, plan, line, failed))
@@ -205,7 +205,7 @@ final class HandOver {
           office,
           plan.targetId(),
           describe(failed));
-      return release(lock, grant);
+      return release(lock, grant, plan, "the line could not be read again");
     }
     Plan next;
     try {
@@ -216,7 +216,7 @@ final class HandOver {
               + " ({}); releasing plainly",
           office,
           e.getMessage());
-      return release(lock, grant);
+      return release(lock, grant, plan, "the line changed: " + e.getMessage());
     }
     log.info(
         "office {}: the line changed while the lose hooks ran; handing over to '{}' with the line"
@@ -226,7 +226,15 @@ final class HandOver {
     return attempt(lock, grant, next, false);
   }
 
-  private static CompletableFuture<Void> release(FencedLock lock, Grant grant) {
+  /**
+   * Releases plainly, the office's history saying so: the term still ended as a transfer, but to
+   * the next in line, not to the target.
+   */
+  private static CompletableFuture<Void> release(
+      FencedLock lock, Grant grant, Plan plan, String why) {
+    grant.ending(
+        LossReason.TRANSFERRED,
+        "the hand-over to '" + plan.targetId() + "' was not made (" + why + "); released plainly");
     return call(() -> lock.release(grant)).exceptionally(e -> null);
   }
 

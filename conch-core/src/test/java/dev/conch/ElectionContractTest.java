@@ -531,6 +531,10 @@ public abstract class ElectionContractTest {
     // As a resign would: the next in line leads, and this candidate queues again.
     assertThat(b.awaitLeadership(WAIT)).isTrue();
     await().atMost(WAIT).until(() -> line(office).equals(List.of("b", "a")));
+    // The office's history does not claim a hand-over to the target.
+    assertThat(b.history(2).get(0).detail())
+        .startsWith("the hand-over to 'c' was not made (the line changed: ")
+        .endsWith("); released plainly");
   }
 
   @Test
