@@ -116,8 +116,7 @@ final class ReadForms {
       log.info("office {}: no recorded term (never led, or no history kept)", office);
       return ExitStatus.NO_HISTORY;
     }
-    for (int i = 0; i < terms.size(); i++) {
-      TermRecord term = terms.get(i);
+    for (TermRecord term : terms) {
       out.println(json ? term.toViewJson() : Views.termLine(term));
     }
     return ExitStatus.OK;
