@@ -4,6 +4,7 @@ import dev.conch.test.EtcdCluster;
 import dev.conch.test.TcpProxy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +34,18 @@ final class Candidate implements AutoCloseable {
           + " [ $? -eq 3 ] && echo \"$CONCH_REV\" >> \"$f.refused\"; sleep 0.2; done ) & fi;"
           + " while :; do date +%s%N > \"$f.tmp\"; mv \"$f.tmp\" \"$f.beat\"; sleep 0.05; done";
 
+  /**
+   * How many terms the supervisors keep in the office's history: the most they can, so that the
+   * soak's check of the history ({@link HistoryCheck}) finds every term of a run of any length that
+   * has fewer.
+   */
+  static final int HISTORY_TERMS = 1000;
+
+  /** How many of its log's last lines {@link #describe} shows. */
+  private static final int DESCRIBED_LINES = 15;
+
   final int index;
+  private final List<SoakReport.Supervisor> supervisors = new ArrayList<>();
   private final List<TcpProxy> proxies = new ArrayList<>();
   private final List<String> command;
   private final Path dir;
@@ -89,7 +101,15 @@ final class Candidate implements AutoCloseable {
               "--min-tenure",
               SoakOptions.PRIORITY_TENURE.toMillis() + "ms"));
     }
-    command.addAll(List.of("--restart", "--", "sh", "-c", CHILD));
+    command.addAll(
+        List.of(
+            "--history-terms",
+            Integer.toString(HISTORY_TERMS),
+            "--restart",
+            "--",
+            "sh",
+            "-c",
+            CHILD));
     return command;
   }
 
@@ -110,7 +130,8 @@ final class Candidate implements AutoCloseable {
                 "--conch.runner.command[0]=sh",
                 "--conch.runner.command[1]=-c",
                 "--conch.runner.command[2]=" + CHILD,
-                "--conch.runner.restart=true"));
+                "--conch.runner.restart=true",
+                "--conch.history-terms=" + HISTORY_TERMS));
     if (!options.specDefaults()) {
       command.addAll(
           List.of(
@@ -134,7 +155,9 @@ final class Candidate implements AutoCloseable {
     builder.environment().put("CHAOS_CANDIDATE", Integer.toString(index));
     builder.environment().put("CHAOS_RUN", runId); // how orphans are found at the end
     try {
-      process = builder.start();
+      Process started = builder.start();
+      process = started;
+      supervisors.add(new SoakReport.Supervisor(index, started.pid(), ChaosSoak.now()));
       starts++;
     } catch (IOException e) {
       throw new UncheckedIOException("could not start " + command.get(0), e);
@@ -221,7 +244,46 @@ final class Candidate implements AutoCloseable {
     proxies.forEach(TcpProxy::close);
   }
 
+  /**
+   * The supervisor's state and the last lines of its log, for a soak that cannot start: a test's
+   * temporary directory is gone by the time anyone reads the failure.
+   */
+  synchronized String describe() {
+    Process supervisor = process;
+    String state =
+        supervisor == null
+            ? "never started"
+            : supervisor.isAlive()
+                ? "pid " + supervisor.pid() + " running"
+                : "pid " + supervisor.pid() + " exited " + supervisor.exitValue();
+    List<String> lines;
+    try {
+      lines = Files.readAllLines(dir.resolve("supervisor-" + index + ".log"));
+    } catch (IOException e) {
+      lines = List.of("(no log: " + e + ")");
+    }
+    StringBuilder out =
+        new StringBuilder(System.lineSeparator())
+            .append("supervisor ")
+            .append(index)
+            .append(": ")
+            .append(state)
+            .append(", the last lines of its log:");
+    lines
+        .subList(Math.max(0, lines.size() - DESCRIBED_LINES), lines.size())
+        .forEach(line -> out.append(System.lineSeparator()).append("  ").append(line));
+    return out.toString();
+  }
+
   int starts() {
     return starts;
+  }
+
+  /**
+   * Every supervisor process this candidate started, in order: the pid the history's holder must
+   * name for a term whose command started after it.
+   */
+  synchronized List<SoakReport.Supervisor> supervisors() {
+    return List.copyOf(supervisors);
   }
 }

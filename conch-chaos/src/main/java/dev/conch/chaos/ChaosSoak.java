@@ -36,8 +36,9 @@ import org.jspecify.annotations.Nullable;
  * fence); {@code --benign} for the steadiness soak: three members by default, only benign faults (a
  * member stalled for {@code --stall-ms N}, 1500 by default; the raft leader killed and restarted),
  * and supervisors with their own defaults unless {@code --ttl} or {@code --kill-after-ms} is given.
- * Exits 0 when every check holds, 1 when a safety check failed, 2 when a soak of benign faults only
- * was safe but lost a term.
+ * Exits 0 when every check holds, 1 when a safety check failed, 3 when the office's recorded
+ * history disagrees with the terms the soak saw, 2 when a soak of benign faults only was safe but
+ * lost a term.
  *
  * <p>Longer than most files here, on purpose: each fault is a few lines of injection and healing,
  * and the faults read best side by side.
@@ -81,12 +82,17 @@ public final class ChaosSoak {
 
   /**
    * 0 when every check holds; 1 when a safety check failed (an unexplained or unfenced overlap,
-   * tokens out of order, an orphan); 2 when all were safe but a soak of benign faults only saw a
-   * needless loss.
+   * tokens out of order, an orphan); 3 when all were safe but the office's recorded history
+   * disagrees with the terms the soak saw ({@link HistoryCheck}); 2 when all else held but a soak
+   * of benign faults only saw a needless loss.
    */
   static int exitCode(SoakReport report, SoakOptions options) {
     if (!report.safe()) {
       return 1;
+    }
+    HistoryCheck history = report.history;
+    if (history != null && !history.holds()) {
+      return 3;
     }
     return options.onlyBenign() && !report.needlessLosses().isEmpty() ? 2 : 0;
   }
@@ -98,6 +104,7 @@ public final class ChaosSoak {
     long runEnd;
     SoakDatabase.@Nullable Writes writes = null;
     SoakReport.EtcdProbe etcd;
+    OfficeHistory recorded;
     try (EtcdCluster cluster = EtcdCluster.start(options.members());
         LeaseProbe probe = LeaseProbe.start(cluster);
         SoakDatabase database = options.database() ? SoakDatabase.start(dir) : null) {
@@ -111,7 +118,7 @@ public final class ChaosSoak {
         }
         // Faults start once every candidate is in line: a supervisor still starting when etcd
         // goes away exits 69 at its first read, as documented, and would miss the whole run.
-        awaitEveryCandidateInLine(cluster, candidates.size(), Duration.ofSeconds(120));
+        awaitEveryCandidateInLine(cluster, candidates, Duration.ofSeconds(120));
         if (options.onlyBenign()) {
           // A steadiness soak counts losses of a term: the first term must have begun.
           awaitFirstTerm(Duration.ofSeconds(90));
@@ -149,6 +156,12 @@ public final class ChaosSoak {
       } finally {
         candidates.forEach(Candidate::close);
       }
+      // Every supervisor has stopped: nothing ends a term any more, and the last one's end was
+      // written with the release of its key. Read once, when every recorded term has its end.
+      List<SoakReport.Supervisor> supervisors = new ArrayList<>();
+      candidates.forEach(c -> supervisors.addAll(c.supervisors()));
+      recorded =
+          OfficeHistory.await(cluster, OfficeHistory.SETTLE, supervisors, options.priorities());
       if (database != null) {
         writes = database.writes(dir);
       }
@@ -156,7 +169,16 @@ public final class ChaosSoak {
     }
     int orphans = Orphans.await(runId, Duration.ofSeconds(10));
     return new SoakReport(
-        dir, faults, orphans, runStart, runEnd, options.ttl(), options.onlyBenign(), writes, etcd);
+        dir,
+        faults,
+        orphans,
+        runStart,
+        runEnd,
+        options.ttl(),
+        options.onlyBenign(),
+        writes,
+        etcd,
+        recorded);
   }
 
   private void inject(Fault kind, EtcdCluster cluster, List<Candidate> candidates)
@@ -269,8 +291,10 @@ public final class ChaosSoak {
   }
 
   /** Waits until some supervised command has started: the first term. */
-  private void awaitEveryCandidateInLine(EtcdCluster cluster, int count, Duration timeout)
+  private void awaitEveryCandidateInLine(
+      EtcdCluster cluster, List<Candidate> candidates, Duration timeout)
       throws InterruptedException {
+    int count = candidates.size();
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       Etcdctl.Result keys =
@@ -294,7 +318,10 @@ public final class ChaosSoak {
                 + " candidates in line after "
                 + timeout
                 + ": see the supervisor logs in "
-                + dir);
+                + dir
+                + candidates.stream()
+                    .map(Candidate::describe)
+                    .collect(java.util.stream.Collectors.joining("")));
       }
       Thread.sleep(200); // polling etcd with a deadline
     }
@@ -326,7 +353,8 @@ public final class ChaosSoak {
         : candidates.get(random.nextInt(candidates.size()));
   }
 
-  private static long now() {
+  /** The wall clock in epoch nanoseconds, as the commands' files and the fault log stamp it. */
+  static long now() {
     Instant now = Instant.now();
     return now.getEpochSecond() * 1_000_000_000L + now.getNano();
   }

@@ -14,7 +14,8 @@ import org.jspecify.annotations.Nullable;
  * What a soak found: the life of every supervised command (from the files it wrote), the faults,
  * and the checks over them: safety (overlaps, token order, orphans, recovery time, availability)
  * and steadiness (terms per hour and needless losses: a term that ended while no disruptive fault
- * was under way). docs/chaos.md describes each check.
+ * was under way), and the office's recorded history against the terms seen ({@link HistoryCheck}).
+ * docs/chaos.md describes each check.
  *
  * <p>The checks' arithmetic only: {@link SoakFiles} reads the soak's directory and {@link
  * SoakReportText} formats the report. Every check reads the same intervals and faults, so they stay
@@ -27,6 +28,12 @@ final class SoakReport {
 
   /** One injected fault, from its start to the moment it was healed (epoch nanoseconds). */
   record FaultRecord(SoakOptions.Fault kind, String target, int candidate, long start, long heal) {}
+
+  /**
+   * A supervisor process of candidate {@code candidate}, started at {@code started} (epoch
+   * nanoseconds): the holder its terms' records must name.
+   */
+  record Supervisor(int candidate, long pid, long started) {}
 
   /** A term that ended before the soak did, and the fault that began last before it ended. */
   record Loss(Interval term, @Nullable FaultRecord after, String reason) {}
@@ -88,6 +95,9 @@ final class SoakReport {
   /** The commands' writes through the fence into the soak's database; null without one. */
   final SoakDatabase.@Nullable Writes writes;
 
+  /** The office's recorded history against the terms seen here; null when it was not read. */
+  final @Nullable HistoryCheck history;
+
   SoakReport(
       Path dir,
       List<FaultRecord> faults,
@@ -109,6 +119,24 @@ final class SoakReport {
       boolean onlyBenign,
       SoakDatabase.@Nullable Writes writes,
       @Nullable EtcdProbe probe) {
+    this(dir, faults, orphans, runStart, runEnd, ttl, onlyBenign, writes, probe, null);
+  }
+
+  /**
+   * @param recorded the office's history as read at the end, checked against the terms seen here
+   *     ({@link HistoryCheck}); null when it was not read
+   */
+  SoakReport(
+      Path dir,
+      List<FaultRecord> faults,
+      int orphans,
+      long runStart,
+      long runEnd,
+      Duration ttl,
+      boolean onlyBenign,
+      SoakDatabase.@Nullable Writes writes,
+      @Nullable EtcdProbe probe,
+      @Nullable OfficeHistory recorded) {
     this.dir = dir;
     this.writes = writes;
     this.probe = probe;
@@ -120,6 +148,8 @@ final class SoakReport {
     this.ttl = ttl;
     this.onlyBenign = onlyBenign;
     analyse();
+    this.history =
+        recorded == null ? null : new HistoryCheck(intervals, this::cause, recorded, ttl);
   }
 
   private void analyse() {
@@ -145,6 +175,32 @@ final class SoakReport {
         losses.add(new Loss(term, lastFaultBefore(term.end()), SoakFiles.lossReason(dir, term)));
       }
     }
+  }
+
+  /**
+   * What ended a term, for its recorded end ({@link HistoryCheck#expected}): the soak's own stop
+   * when its command beat until the run's end; else the fault that could end it (an etcd fault, or
+   * one aimed at its own supervisor) under way when its command beat last, stamped just after that
+   * ({@link #BEAT_SLACK}: a kill is stamped once done) or healed less than TTL + 2 s before, the
+   * latest such; else none. Finer than {@link Loss#after}, the fault that began last before the
+   * end, whatever it was aimed at.
+   */
+  HistoryCheck.Cause cause(Interval term) {
+    if (term.end() >= runEnd - END_SLACK) {
+      return HistoryCheck.Cause.END_OF_RUN;
+    }
+    long after = ttl.plusSeconds(2).toNanos();
+    FaultRecord found = null;
+    for (FaultRecord fault : faults) {
+      boolean aimed = fault.candidate() < 0 || fault.candidate() == term.candidate();
+      if (aimed
+          && fault.start() - BEAT_SLACK <= term.end()
+          && term.end() <= fault.heal() + after
+          && (found == null || fault.start() > found.start())) {
+        found = fault;
+      }
+    }
+    return found == null ? HistoryCheck.Cause.NO_FAULT : HistoryCheck.Cause.of(found);
   }
 
   private @Nullable FaultRecord lastFaultBefore(long time) {

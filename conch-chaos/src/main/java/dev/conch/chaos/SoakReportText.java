@@ -1,5 +1,7 @@
 package dev.conch.chaos;
 
+import dev.conch.LossReason;
+import dev.conch.TermRecord;
 import dev.conch.chaos.SoakReport.EtcdProbe;
 import dev.conch.chaos.SoakReport.FaultRecord;
 import dev.conch.chaos.SoakReport.Interval;
@@ -136,7 +138,99 @@ final class SoakReportText {
         out.append("      ").append(line).append(System.lineSeparator());
       }
     }
+    HistoryCheck history = report.history;
+    if (history != null) {
+      history(out, history);
+    }
     return out.toString();
+  }
+
+  /** The office's recorded history against the terms seen ({@link HistoryCheck}). */
+  private static void history(StringBuilder out, HistoryCheck check) {
+    OfficeHistory read = check.history;
+    String error = read.error();
+    if (error != null) {
+      out.append(
+          String.format("history of office %s: not read: %s%n", OfficeHistory.OFFICE, error));
+      return;
+    }
+    out.append(
+        String.format(
+            "history of office %s: %d terms recorded (read %d ms after the supervisors stopped%s)%n",
+            OfficeHistory.OFFICE,
+            read.terms().size(),
+            read.waited().toMillis(),
+            read.settled() ? "" : ", some still without an end"));
+    out.append(
+        String.format(
+            "  terms observed: %d; recorded with their holder: %d;"
+                + " and with an end of the right kind: %d%s%n",
+            check.observed,
+            check.withHolder,
+            check.rightKind,
+            check.trimmed > 0 ? "; older than the history keeps: " + check.trimmed : ""));
+    out.append("  reasons recorded:");
+    check.reasons.forEach((reason, count) -> out.append(String.format(" %s %d", reason, count)));
+    out.append(String.format("%n"));
+    out.append(
+        String.format(
+            "  won but never ran: %d (no command started; each ended within ttl + 2 s)%n",
+            check.unrun.size()));
+    for (HistoryCheck.Unrun unrun : check.unrun) {
+      out.append(
+          String.format(
+              "    token %d (candidate %d, supervisor pid %d): held %d ms, %s: %s%n",
+              unrun.term().token(),
+              unrun.supervisor().candidate(),
+              unrun.supervisor().pid(),
+              unrun.held().toMillis(),
+              reason(unrun.term()),
+              unrun.term().detail()));
+    }
+    out.append(
+        String.format(
+            "  observed but missing from the history: %d (must be 0)%n", check.missing().size()));
+    mismatches(out, check.missing());
+    out.append(
+        String.format(
+            "  recorded wrongly (holder, order, or an end not of the fault's kind): %d (must be 0)%n",
+            check.wrong().size()));
+    mismatches(out, check.wrong());
+    out.append(
+        String.format(
+            "  recorded but never observed, unexplained: %d (must be 0)%n",
+            check.unexplained.size()));
+    for (HistoryCheck.Unexplained entry : check.unexplained) {
+      out.append(String.format("    %s%n      recorded: %s%n", entry.why(), entry.entry()));
+    }
+  }
+
+  /** Each mismatch in full: the token, what the soak observed, what the history recorded. */
+  private static void mismatches(StringBuilder out, List<HistoryCheck.Mismatch> mismatches) {
+    for (HistoryCheck.Mismatch m : mismatches) {
+      Interval term = m.term();
+      SoakReport.Supervisor supervisor = m.supervisor();
+      TermRecord recorded = m.recorded();
+      out.append(
+          String.format("    token %d: %s%n", term.token(), String.join("; ", m.problems())));
+      out.append(
+          String.format(
+              "      observed: candidate %d, supervisor pid %s, command %s to %s; ended by %s"
+                  + " (expected %s)%n",
+              term.candidate(),
+              supervisor == null ? "unknown" : Long.toString(supervisor.pid()),
+              clock(term.start()),
+              clock(term.end()),
+              m.cause(),
+              m.expected()));
+      out.append(
+          String.format("      recorded: %s%n", recorded == null ? "nothing" : recorded.toJson()));
+    }
+  }
+
+  private static String reason(TermRecord term) {
+    LossReason reason = term.reason();
+    return (reason == null ? "open" : TermRecord.reasonCode(reason)) + " by " + term.recordedBy();
   }
 
   /** Time of day (UTC) of an epoch-nanosecond instant, as the soak's fault log prints it. */

@@ -11,7 +11,9 @@
  *       faults, seed); {@code Candidate} is one supervisor with its proxies.
  *   <li>{@code SoakReport} checks safety (no overlap but a frozen supervisor's, tokens increasing,
  *       no orphaned process, recovery time) and steadiness (terms per hour, needless losses);
- *       {@code Orphans} looks through {@code /proc} for processes left behind.
+ *       {@code Orphans} looks through {@code /proc} for processes left behind; {@code HistoryCheck}
+ *       compares the terms seen with the office's recorded history ({@code OfficeHistory}, read
+ *       from etcd once every supervisor stopped).
  *   <li>{@link dev.conch.chaos.BalanceSoak} is a second soak, of the fair share: three members of
  *       one office group in this JVM ({@code BalanceMember}), faults, and the checks of {@code
  *       TermLog} over every term's hooks on one clock.

@@ -11,8 +11,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The soak's quick mode: 30 s of random faults against real etcd and real supervisors (two {@code
- * conch elect}, one sample app with the Spring runner), then the checks that hold at any length.
- * The long mode's figures are in docs/chaos.md.
+ * conch elect}, one sample app with the Spring runner), then the checks that hold at any length,
+ * the office's recorded history against the terms seen among them. The long mode's figures are in
+ * docs/chaos.md.
  */
 class ChaosSoakTest {
 
@@ -60,6 +61,17 @@ class ChaosSoakTest {
     // Issue 20: every command wrote through the fence; none of the committed writes is stale.
     assertThat(report.writes.committed()).as(report.render()).isPositive();
     assertThat(report.writes.staleCommits()).as(report.render()).isZero();
+    // Issue 31: the office's history, read once every supervisor stopped and every recorded term
+    // had its end, records every term that ran, with its supervisor and an end of the kind the
+    // fault that ended it leaves; and every other entry is a term that won and ended at once.
+    HistoryCheck history = report.history;
+    assertThat(history).isNotNull();
+    assertThat(history.history.error()).as(report.render()).isNull();
+    assertThat(history.observed).isEqualTo(report.intervals.size());
+    assertThat(history.missing()).as(report.render()).isEmpty();
+    assertThat(history.wrong()).as(report.render()).isEmpty();
+    assertThat(history.unexplained).as(report.render()).isEmpty();
+    assertThat(history.rightKind).as(report.render()).isEqualTo(history.observed);
     // Issue 8: one leader again within TTL + 2 s after each fault ends.
     assertThat(Duration.ofNanos(report.maxRecovery()))
         .as(report.render())

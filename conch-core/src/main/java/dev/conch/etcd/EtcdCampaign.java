@@ -216,7 +216,7 @@ final class EtcdCampaign {
           long stale = put.getGetResponses().get(0).getKvs().get(0).getCreateRevision();
           askEtcd(
               "removing an old key of office '" + office + "'",
-              () -> lock.deleteWhen(myKey(), createdAt(myKey(), stale)),
+              () -> session.history().deleteOld(myKey(), stale),
               deleted -> put());
         });
   }
@@ -426,23 +426,25 @@ final class EtcdCampaign {
     List<Op> then = new ArrayList<>();
     then.add(Op.put(grant.key(), bytes(won.toValueJson()), leased(lease)));
     then.addAll(session.history().beginOps(won));
+    Op[] ops = then.toArray(Op[]::new);
     Instant gone = aheadGone;
-    lock.kv()
-        .txn()
-        .If(createdAt(grant.key(), won.rev()))
-        .Then(then.toArray(Op[]::new))
-        .commit() // bounded by the client's gRPC deadline; nothing waits for it
-        .whenComplete(
-            (response, error) -> {
-              if (error != null) {
-                log.debug(
-                    "office '{}': could not write the time of the win: {}",
-                    office,
-                    error.toString());
-              } else {
-                session.history().begun(grant, response, gone);
-              }
-            });
+    // Sent again after each renewal round until etcd answers: a term whose beginning was lost
+    // would be missing from the history if it ends without a word. Once the key is gone, the
+    // guard fails and the retries stop.
+    session.ensure(
+        "writing the beginning of term " + won.rev() + " of office '" + office + "'",
+        () ->
+            lock.kv()
+                .txn()
+                .If(createdAt(grant.key(), won.rev()))
+                .Then(ops)
+                .commit()
+                .whenComplete(
+                    (response, error) -> {
+                      if (error == null) {
+                        session.history().begun(grant, response, gone);
+                      }
+                    }));
   }
 
   private void requireAlive(LeaseKeeper.Lease lease) {

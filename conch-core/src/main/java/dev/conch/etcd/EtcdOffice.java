@@ -106,14 +106,9 @@ final class EtcdOffice implements FencedLock {
   public CompletableFuture<Void> release(Grant grant) {
     EtcdGrant held = (EtcdGrant) grant;
     held.stop();
-    List<Op> then = new ArrayList<>();
-    then.add(Op.delete(held.key(), DeleteOption.DEFAULT));
-    then.addAll(session.history().endOps(held));
-    Op[] ops = then.toArray(Op[]::new);
+    Op delete = Op.delete(held.key(), DeleteOption.DEFAULT);
     return session
-        .ensure(
-            "resigning office '" + office + "'",
-            () -> kv().txn().If(createdAt(held.key(), held.rev())).Then(ops).commit())
+        .ensure("resigning office '" + office + "'", () -> session.history().release(held, delete))
         .whenComplete((done, error) -> held.released());
   }
 

@@ -3,6 +3,7 @@ package dev.conch.etcd;
 import static dev.conch.etcd.EtcdCalls.bytes;
 import static dev.conch.etcd.EtcdCalls.text;
 import static dev.conch.etcd.EtcdCalls.within;
+import static dev.conch.etcd.EtcdOffice.createdAt;
 
 import dev.conch.Holder;
 import dev.conch.LossReason;
@@ -22,8 +23,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,6 +49,11 @@ public final class TermHistory {
 
   private final EtcdSession session;
   private final int terms;
+
+  // The end records of released terms whose key may still be there (the release not yet answered
+  // by etcd), by the key's create revision: a new campaign on the same lease that deletes such a
+  // key deletes it with its end ({@link #deleteOld}).
+  private final Map<Long, List<Op>> unreleased = new ConcurrentHashMap<>();
 
   TermHistory(EtcdSession session, int terms) {
     this.session = session;
@@ -203,6 +211,56 @@ public final class TermHistory {
       ops.add(Op.delete(prefixOf(holder.office()), DeleteOption.builder().withRange(end).build()));
     }
     return ops;
+  }
+
+  /**
+   * The release or hand-over of {@code grant}'s term: its transaction, with the term's end, sent
+   * until etcd answered it; until then a new campaign on the same lease that finds the key deletes
+   * it with the same end ({@link #deleteOld}), so the end is written whichever comes first.
+   */
+  CompletableFuture<TxnResponse> release(EtcdGrant grant, Op... then) {
+    List<Op> end = endOps(grant);
+    List<Op> ops = new ArrayList<>(List.of(then));
+    ops.addAll(end);
+    if (!end.isEmpty()) {
+      unreleased.put(grant.rev(), end);
+    }
+    return session
+        .client()
+        .getKVClient()
+        .txn()
+        .If(createdAt(grant.key(), grant.rev()))
+        .Then(ops.toArray(Op[]::new))
+        .commit()
+        .whenComplete(
+            (answer, error) -> {
+              if (error == null) {
+                unreleased.remove(grant.rev());
+              }
+            });
+  }
+
+  /**
+   * Deletes an old key of a campaign's own lease (created at {@code rev}): an earlier term's whose
+   * release has not been answered yet writes that term's end with it, as the release would have.
+   */
+  CompletableFuture<TxnResponse> deleteOld(ByteSequence key, long rev) {
+    List<Op> ops = new ArrayList<>();
+    ops.add(Op.delete(key, DeleteOption.DEFAULT));
+    ops.addAll(unreleased.getOrDefault(rev, List.of()));
+    return session
+        .client()
+        .getKVClient()
+        .txn()
+        .If(createdAt(key, rev))
+        .Then(ops.toArray(Op[]::new))
+        .commit()
+        .whenComplete(
+            (answer, error) -> {
+              if (error == null) {
+                unreleased.remove(rev);
+              }
+            });
   }
 
   /**

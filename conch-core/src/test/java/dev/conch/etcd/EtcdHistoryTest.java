@@ -11,10 +11,13 @@ import dev.conch.TermRecord;
 import dev.conch.test.EtcdExtension;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.op.Op;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -178,6 +181,88 @@ class EtcdHistoryTest {
     await().atMost(WAIT).until(() -> !a.history(10).isEmpty());
     assertThat(a.history(10)).extracting(TermRecord::token).containsExactly(token);
     assertThat(session.history("never-led", 10)).isEmpty();
+  }
+
+  /**
+   * A release etcd did not answer, then a campaign on the same lease that finds the old key: it
+   * deletes the key with the term's end, as the release would have. (It deleted it bare, and the
+   * next term closed the old one as key-deleted, seen in the chaos soak after an etcd fault.)
+   */
+  @Test
+  void anOldKeyDeletedByTheNextCampaignOfItsLeaseGoesWithItsTermsEnd() throws Exception {
+    String office = "history-unanswered-release";
+    Client real = etcds.client(etcd.cluster());
+    AtomicBoolean failed = new AtomicBoolean();
+    Client client =
+        Etcds.interceptTxns(
+            real,
+            txn -> {
+              boolean release =
+                  txn.thens.stream().anyMatch(op -> op instanceof Op.DeleteOp)
+                      && txn.thens.stream().anyMatch(op -> op instanceof Op.PutOp)
+                      && txn.thens.stream().noneMatch(op -> op instanceof Op.GetOp);
+              if (release && failed.compareAndSet(false, true)) {
+                return CompletableFuture.failedFuture(
+                    new IllegalStateException("injected: etcd did not answer the release"));
+              }
+              return txn.send(real);
+            });
+    EtcdSession session = etcds.session(client, SessionOptions.defaults());
+    Election a = candidate(session, office, "a");
+    assertThat(a.awaitLeadership(WAIT)).isTrue();
+    long first = a.token().orElseThrow();
+    await().atMost(WAIT).until(() -> a.history(10).size() == 1);
+
+    a.transfer(); // nobody else in line: it campaigns again, on the same lease, and leads again
+    await().atMost(WAIT).until(() -> a.token().orElse(first) > first);
+
+    assertThat(failed).isTrue();
+    List<TermRecord> terms = awaitTerms(a, 1);
+    assertThat(terms.get(0).token()).isEqualTo(first);
+    assertThat(terms.get(0).reason()).isEqualTo(LossReason.TRANSFERRED);
+    assertThat(terms.get(0).detail()).isEqualTo("handed to the next in line");
+    assertThat(terms.get(0).recordedBy()).isEqualTo("a");
+  }
+
+  /**
+   * The beginning of a term is written until etcd answers: a term whose first write was lost, and
+   * that then ended without a word, is still in the history, closed by its successor. (It was
+   * missing altogether, and its successor closed the term before it instead.)
+   */
+  @Test
+  void aTermWhoseFirstWriteWasLostIsStillRecordedAndClosed() throws Exception {
+    String office = "history-lost-beginning";
+    Client real = etcds.client(etcd.cluster());
+    AtomicBoolean lost = new AtomicBoolean();
+    Client client =
+        Etcds.interceptTxns(
+            real,
+            txn -> {
+              boolean beginning =
+                  txn.thens.stream().filter(op -> op instanceof Op.PutOp).count() == 2;
+              if (beginning && lost.compareAndSet(false, true)) {
+                return CompletableFuture.failedFuture(
+                    new IllegalStateException("injected: the write of the win was lost"));
+              }
+              return txn.send(real);
+            });
+    EtcdSession one = etcds.session(client, SessionOptions.defaults());
+    EtcdSession two = session(SessionOptions.defaults());
+    Election a = candidate(one, office, "a");
+    assertThat(a.awaitLeadership(WAIT)).isTrue();
+    long first = a.token().orElseThrow();
+    Election b = candidate(two, office, "b");
+    await().atMost(WAIT).until(() -> b.state() == State.FOLLOWING);
+    await().atMost(WAIT).until(() -> a.history(10).size() == 1);
+    assertThat(lost).isTrue();
+
+    etcds.client(etcd.cluster()).getLeaseClient().revoke(one.leaseId()).get(10, TimeUnit.SECONDS);
+    assertThat(b.awaitLeadership(WAIT)).isTrue();
+
+    TermRecord silent = awaitTerms(b, 1).get(0);
+    assertThat(silent.token()).isEqualTo(first);
+    assertThat(silent.reason()).isEqualTo(LossReason.LEASE_EXPIRED);
+    assertThat(silent.recordedBy()).isEqualTo("b");
   }
 
   private static io.etcd.jetcd.options.GetOption prefixed() {
