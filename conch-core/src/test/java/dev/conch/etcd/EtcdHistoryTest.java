@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -191,22 +192,15 @@ class EtcdHistoryTest {
   @Test
   void anOldKeyDeletedByTheNextCampaignOfItsLeaseGoesWithItsTermsEnd() throws Exception {
     String office = "history-unanswered-release";
-    Client real = etcds.client(etcd.cluster());
     AtomicBoolean failed = new AtomicBoolean();
     Client client =
-        Etcds.interceptTxns(
-            real,
-            txn -> {
-              boolean release =
-                  txn.thens.stream().anyMatch(op -> op instanceof Op.DeleteOp)
-                      && txn.thens.stream().anyMatch(op -> op instanceof Op.PutOp)
-                      && txn.thens.stream().noneMatch(op -> op instanceof Op.GetOp);
-              if (release && failed.compareAndSet(false, true)) {
-                return CompletableFuture.failedFuture(
-                    new IllegalStateException("injected: etcd did not answer the release"));
-              }
-              return txn.send(real);
-            });
+        failingOnce(
+            failed,
+            txn ->
+                txn.thens.stream().anyMatch(op -> op instanceof Op.DeleteOp)
+                    && txn.thens.stream().anyMatch(op -> op instanceof Op.PutOp)
+                    && txn.thens.stream().noneMatch(op -> op instanceof Op.GetOp),
+            "etcd did not answer the release");
     EtcdSession session = etcds.session(client, SessionOptions.defaults());
     Election a = candidate(session, office, "a");
     assertThat(a.awaitLeadership(WAIT)).isTrue();
@@ -232,20 +226,12 @@ class EtcdHistoryTest {
   @Test
   void aTermWhoseFirstWriteWasLostIsStillRecordedAndClosed() throws Exception {
     String office = "history-lost-beginning";
-    Client real = etcds.client(etcd.cluster());
     AtomicBoolean lost = new AtomicBoolean();
     Client client =
-        Etcds.interceptTxns(
-            real,
-            txn -> {
-              boolean beginning =
-                  txn.thens.stream().filter(op -> op instanceof Op.PutOp).count() == 2;
-              if (beginning && lost.compareAndSet(false, true)) {
-                return CompletableFuture.failedFuture(
-                    new IllegalStateException("injected: the write of the win was lost"));
-              }
-              return txn.send(real);
-            });
+        failingOnce(
+            lost,
+            txn -> txn.thens.stream().filter(op -> op instanceof Op.PutOp).count() == 2,
+            "the write of the win was lost");
     EtcdSession one = etcds.session(client, SessionOptions.defaults());
     EtcdSession two = session(SessionOptions.defaults());
     Election a = candidate(one, office, "a");
@@ -263,6 +249,21 @@ class EtcdHistoryTest {
     assertThat(silent.token()).isEqualTo(first);
     assertThat(silent.reason()).isEqualTo(LossReason.LEASE_EXPIRED);
     assertThat(silent.recordedBy()).isEqualTo("b");
+  }
+
+  /**
+   * A client whose first transaction that {@code which} picks fails without reaching etcd, as one
+   * etcd did not answer; {@code failed} says when it did.
+   */
+  private Client failingOnce(
+      AtomicBoolean failed, Predicate<Etcds.RecordedTxn> which, String what) {
+    Client real = etcds.client(etcd.cluster());
+    return Etcds.interceptTxns(
+        real,
+        txn ->
+            which.test(txn) && failed.compareAndSet(false, true)
+                ? CompletableFuture.failedFuture(new IllegalStateException("injected: " + what))
+                : txn.send(real));
   }
 
   private static io.etcd.jetcd.options.GetOption prefixed() {

@@ -57,10 +57,7 @@ public final class ConchEndpointWebExtension {
     } catch (InvalidArgumentException ex) {
       return error(office, messageOf(ex), WebEndpointResponse.STATUS_BAD_REQUEST);
     } catch (EtcdUnavailableException ex) {
-      return error(
-          office,
-          "etcd unavailable: " + messageOf(ex),
-          WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+      return unavailable(office, ex);
     }
   }
 
@@ -121,10 +118,7 @@ public final class ConchEndpointWebExtension {
       // InvalidArgumentException (a bad office name) is one too.
       return error(office, messageOf(ex), WebEndpointResponse.STATUS_BAD_REQUEST);
     } catch (EtcdUnavailableException ex) {
-      return error(
-          office,
-          "etcd unavailable: " + messageOf(ex),
-          WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+      return unavailable(office, ex);
     }
   }
 
@@ -154,6 +148,14 @@ public final class ConchEndpointWebExtension {
   private static String messageOf(Exception ex) {
     String message = ex.getMessage();
     return (message != null) ? message : ex.getClass().getSimpleName();
+  }
+
+  /** 503: etcd could not be read in time. */
+  private static WebEndpointResponse<Object> unavailable(String office, Exception ex) {
+    return error(
+        office,
+        "etcd unavailable: " + messageOf(ex),
+        WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
   }
 
   /** A response with an {@link ErrorDescriptor}. */
