@@ -241,20 +241,28 @@ public final class FencedElection implements Election {
   }
 
   private List<Holder> readLine() {
+    return read(lock.candidates(), "line");
+  }
+
+  /**
+   * What the store answers of a read of the office's {@code what} (its line, its history); the
+   * store bounds its own read, the stop's bound here is only a belt.
+   */
+  private <T> T read(CompletableFuture<T> answer, String what) {
     try {
-      // The store bounds its own read; this bound is only a belt.
-      return lock.candidates().get(stopBound().toNanos(), TimeUnit.NANOSECONDS);
+      return answer.get(stopBound().toNanos(), TimeUnit.NANOSECONDS);
     } catch (ExecutionException e) {
       if (e.getCause() instanceof RuntimeException failure) {
         throw failure;
       }
-      throw new ConchException("office '" + office() + "': reading the line failed", e.getCause());
+      throw new ConchException(
+          "office '" + office() + "': reading the " + what + " failed", e.getCause());
     } catch (TimeoutException e) {
       throw new EtcdUnavailableException(
-          "office '" + office() + "': the line was not read within " + stopBound(), e);
+          "office '" + office() + "': the " + what + " was not read within " + stopBound(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new ConchException("office '" + office() + "': interrupted reading the line", e);
+      throw new ConchException("office '" + office() + "': interrupted reading the " + what, e);
     }
   }
 
@@ -330,22 +338,7 @@ public final class FencedElection implements Election {
     if (limit < 1) {
       throw new IllegalArgumentException("limit " + limit + ": at least 1 term");
     }
-    try {
-      // The store bounds its own read; this bound is only a belt.
-      return lock.history(limit).get(stopBound().toNanos(), TimeUnit.NANOSECONDS);
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof RuntimeException failure) {
-        throw failure;
-      }
-      throw new ConchException(
-          "office '" + office() + "': reading the history failed", e.getCause());
-    } catch (TimeoutException e) {
-      throw new EtcdUnavailableException(
-          "office '" + office() + "': the history was not read within " + stopBound(), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ConchException("office '" + office() + "': interrupted reading the history", e);
-    }
+    return read(lock.history(limit), "history");
   }
 
   /** Asks the loop to leave the election; the future completes when it has. */

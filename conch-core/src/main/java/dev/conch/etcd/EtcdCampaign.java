@@ -216,7 +216,7 @@ final class EtcdCampaign {
           long stale = put.getGetResponses().get(0).getKvs().get(0).getCreateRevision();
           askEtcd(
               "removing an old key of office '" + office + "'",
-              () -> session.history().deleteOld(myKey(), stale),
+              () -> session.history().deleteKey(myKey(), stale),
               deleted -> put());
         });
   }

@@ -106,9 +106,8 @@ final class EtcdOffice implements FencedLock {
   public CompletableFuture<Void> release(Grant grant) {
     EtcdGrant held = (EtcdGrant) grant;
     held.stop();
-    Op delete = Op.delete(held.key(), DeleteOption.DEFAULT);
     return session
-        .ensure("resigning office '" + office + "'", () -> session.history().release(held, delete))
+        .ensure("resigning office '" + office + "'", () -> session.history().release(held))
         .whenComplete((done, error) -> held.released());
   }
 

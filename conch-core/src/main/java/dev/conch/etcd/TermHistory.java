@@ -52,7 +52,7 @@ public final class TermHistory {
 
   // The end records of released terms whose key may still be there (the release not yet answered
   // by etcd), by the key's create revision: a new campaign on the same lease that deletes such a
-  // key deletes it with its end ({@link #deleteOld}).
+  // key deletes it with its end ({@link #deleteKey}).
   private final Map<Long, List<Op>> unreleased = new ConcurrentHashMap<>();
 
   TermHistory(EtcdSession session, int terms) {
@@ -214,37 +214,25 @@ public final class TermHistory {
   }
 
   /**
-   * The release or hand-over of {@code grant}'s term: its transaction, with the term's end, sent
-   * until etcd answered it; until then a new campaign on the same lease that finds the key deletes
-   * it with the same end ({@link #deleteOld}), so the end is written whichever comes first.
+   * Releases {@code grant}'s term: deletes its key with the term's end. Until etcd answered, the
+   * end stays registered by the key's create revision, so that a new campaign on the same lease
+   * that finds the key deletes it with the same end ({@link #deleteKey}): the end is written
+   * whichever comes first.
    */
-  CompletableFuture<TxnResponse> release(EtcdGrant grant, Op... then) {
+  CompletableFuture<TxnResponse> release(EtcdGrant grant) {
     List<Op> end = endOps(grant);
-    List<Op> ops = new ArrayList<>(List.of(then));
-    ops.addAll(end);
     if (!end.isEmpty()) {
       unreleased.put(grant.rev(), end);
     }
-    return session
-        .client()
-        .getKVClient()
-        .txn()
-        .If(createdAt(grant.key(), grant.rev()))
-        .Then(ops.toArray(Op[]::new))
-        .commit()
-        .whenComplete(
-            (answer, error) -> {
-              if (error == null) {
-                unreleased.remove(grant.rev());
-              }
-            });
+    return deleteKey(grant.key(), grant.rev());
   }
 
   /**
-   * Deletes an old key of a campaign's own lease (created at {@code rev}): an earlier term's whose
-   * release has not been answered yet writes that term's end with it, as the release would have.
+   * Deletes the key of a term (created at {@code rev}) while it has that create revision, with the
+   * term's end when its release registered one and etcd has not answered that yet: a new campaign
+   * that finds an old key of its own lease deletes it as the release would have.
    */
-  CompletableFuture<TxnResponse> deleteOld(ByteSequence key, long rev) {
+  CompletableFuture<TxnResponse> deleteKey(ByteSequence key, long rev) {
     List<Op> ops = new ArrayList<>();
     ops.add(Op.delete(key, DeleteOption.DEFAULT));
     ops.addAll(unreleased.getOrDefault(rev, List.of()));
