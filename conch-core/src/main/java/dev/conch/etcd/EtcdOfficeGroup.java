@@ -137,8 +137,11 @@ final class EtcdOfficeGroup implements OfficeGroup {
     }
   }
 
-  /** A move made, until the target's published count shows it or the bound passed. */
-  private record Pending(String target, int leadsBefore, long until) {}
+  /**
+   * A move made, until the target's published count shows it ({@code leadsAfter} or more) or the
+   * bound passed.
+   */
+  private record Pending(String target, int leadsAfter, long until) {}
 
   EtcdOfficeGroup(EtcdSession session, GroupOptions options) {
     this.session = session;
@@ -230,6 +233,9 @@ final class EtcdOfficeGroup implements OfficeGroup {
       }
       // A move under way ends on its own: it is bounded by the election's own timeouts.
       GroupMove last = move;
+      if (last != null) {
+        last.stop();
+      }
       if (last != null && !last.await(session.timeout().multipliedBy(2))) {
         last.interrupt();
       }
@@ -327,12 +333,16 @@ final class EtcdOfficeGroup implements OfficeGroup {
     }
     List<ShareRule.Office> led = led(now);
     GroupMove under = move;
-    String handing = under == null ? null : under.handing();
-    // An office being handed over counts as this member's until the move is over: it is nobody
-    // else's yet, and the counts add up while its lose hooks run.
-    boolean handingLed = led.stream().anyMatch(o -> o.name().equals(handing));
-    int leads = led.size() + (handing != null && !handingLed ? 1 : 0);
-    boolean receiving = handing != null || receiving();
+    Set<String> handing = under == null ? Set.of() : under.handing();
+    // Offices being handed over count as this member's until the target is seen to lead them:
+    // they are nobody else's yet, and the counts add up while their lose hooks run.
+    int leads = led.size();
+    for (String office : handing) {
+      if (led.stream().noneMatch(o -> o.name().equals(office))) {
+        leads++;
+      }
+    }
+    boolean receiving = !handing.isEmpty() || receiving();
     List<Member> seen = membership.members();
     boolean settling = settling(seen, now);
     if (under == null && !settling) {
@@ -417,20 +427,31 @@ final class EtcdOfficeGroup implements OfficeGroup {
     move = null;
     long now = ticker.nanoTime();
     if (outcome instanceof GroupMove.Moved moved) {
-      Move made = moved.move();
-      targets.took(made.to());
+      List<Move> made = moved.moves();
+      String to = made.get(0).to();
+      targets.took(to);
       pending =
-          new Pending(made.to(), leadsBeforeMove.getOrDefault(made.to(), 0), now + settleBound);
-      handingTo = List.of(made.to());
+          new Pending(to, leadsBeforeMove.getOrDefault(to, 0) + made.size(), now + settleBound);
+      handingTo = List.of(to);
+      for (Move one : made) {
+        log.debug(
+            "group {}: {} handed office {} (token {}) to {}",
+            options.name(),
+            self,
+            one.office(),
+            one.token(),
+            to);
+      }
       log.info(
-          "group {}: {} handed office {} (token {}) to {} ({})",
+          "group {}: {} handed {} to {} ({})",
           options.name(),
           self,
-          made.office(),
-          made.token(),
-          made.to(),
-          made.reason());
-      tell(made);
+          made.size() == 1
+              ? "office " + made.get(0).office() + " (token " + made.get(0).token() + ")"
+              : made.size() + " offices (" + made.get(0).office() + ", ...)",
+          to,
+          made.get(0).reason());
+      made.forEach(this::tell);
     } else if (outcome instanceof GroupMove.Refused refused) {
       movesPausedUntil = now + targets.refused(refused.targets(), now);
       log.debug("group {}: {} refused; tried again later", options.name(), refused.targets());
@@ -527,7 +548,7 @@ final class EtcdOfficeGroup implements OfficeGroup {
       return false;
     }
     Optional<Member> target = seen.stream().filter(m -> m.id().equals(last.target())).findFirst();
-    if (target.isEmpty() || target.get().leads() != last.leadsBefore() || now - last.until() >= 0) {
+    if (target.isEmpty() || target.get().leads() >= last.leadsAfter() || now - last.until() >= 0) {
       pending = null;
       return false;
     }

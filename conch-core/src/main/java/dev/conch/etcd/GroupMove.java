@@ -10,12 +10,19 @@ import dev.conch.OfficeGroup.Move;
 import dev.conch.State;
 import dev.conch.TransferRefusedException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Iterator;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -24,20 +31,25 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One move of a group, on a short-lived thread of its own so that the group's thread goes on
- * publishing and reading while the office's lose hooks run: tries a {@link ShareRule.Plan}'s
+ * publishing and reading while the offices' lose hooks run: tries a {@link ShareRule.Plan}'s
  * offices and targets in order, by {@link Election#transfer(String)}, until one hand-over is made,
- * then tells the group what came of it. A hand-over counts as a {@link Move} only when it happened:
- * the term ended by the hand-over (not lost meanwhile) and the target leads next.
+ * then hands the plan's next offices to that same target, {@link #PARALLEL} at a time, until it has
+ * made {@linkplain ShareRule.Plan#count(String) the plan's count for that target} or one does not
+ * go through; then tells the group what came of it. A hand-over counts as a {@link Move} only when
+ * it happened: the term ended by the hand-over (not lost meanwhile) and the target leads next.
  */
 final class GroupMove {
 
   private static final Logger log = LoggerFactory.getLogger(dev.conch.OfficeGroup.class);
 
+  /** How many offices of one batch are handed over at the same time, at most. */
+  static final int PARALLEL = 8;
+
   /** What came of a move. */
   sealed interface Outcome {}
 
-  /** The office was handed over and the target leads it. */
-  record Moved(Move move) implements Outcome {}
+  /** These offices were handed over, all to one target, and it leads them. */
+  record Moved(List<Move> moves) implements Outcome {}
 
   /** Every target tried refused (none of them is a candidate of the offices tried). */
   record Refused(Set<String> targets) implements Outcome {}
@@ -50,7 +62,8 @@ final class GroupMove {
   private final Function<String, @Nullable Election> elections;
   private final Duration bound;
   private final Thread thread;
-  private volatile @Nullable String handing;
+  private final Set<String> handing = ConcurrentHashMap.newKeySet();
+  private volatile boolean stopping;
 
   /**
    * Starts the move.
@@ -89,11 +102,11 @@ final class GroupMove {
   }
 
   /**
-   * The office whose term this move is ending, from the transfer until the move is over: the member
-   * still counts it (it is neither this member's nor the target's yet).
+   * The offices whose terms this move is ending, each from its transfer until the target is seen to
+   * lead it: the member still counts them (they are neither this member's nor the target's yet).
    */
-  @Nullable String handing() {
-    return handing;
+  Set<String> handing() {
+    return Set.copyOf(handing);
   }
 
   /** Waits at most {@code timeout} for the move to end. */
@@ -102,53 +115,151 @@ final class GroupMove {
     return !thread.isAlive();
   }
 
+  /** Hands over no more offices once the one under way is done. */
+  void stop() {
+    stopping = true;
+  }
+
   void interrupt() {
     thread.interrupt();
   }
 
   private Outcome run() throws InterruptedException {
     Set<String> refused = new LinkedHashSet<>();
-    for (String name : plan.offices()) {
-      Election election = elections.apply(name);
-      if (election == null || !election.isLeader()) {
-        continue;
-      }
-      long token = election.token().orElse(0);
+    List<String> offices = plan.offices();
+    for (int at = 0; at < offices.size() && !stopping; at++) {
+      String name = offices.get(at);
       for (String target : plan.targets()) {
-        Ending ending = new Ending(token);
-        AutoCloseable listening = election.addListener(ending);
-        try {
-          handing = name;
-          election.transfer(
-              target,
-              "group '"
-                  + group
-                  + "' moved it: "
-                  + (plan.reason() == OfficeGroup.Reason.PRIORITY
-                      ? "a member of higher priority is live"
-                      : "this member led more than its fair share"));
-          return outcome(election, ending, new Move(name, target, token, plan.reason()));
-        } catch (TransferRefusedException e) {
-          log.debug("group {}: {} not handed to {}: {}", group, name, target, e.getMessage());
-          refused.add(target);
-        } catch (NotLeaderException e) {
-          break;
-        } catch (UnsupportedOperationException e) {
-          return new NotMoved("elections cannot hand over by name: " + e.getMessage(), true);
-        } catch (RuntimeException e) {
-          return new NotMoved("handing " + name + " to " + target + " failed: " + e, true);
-        } finally {
-          try {
-            listening.close();
-          } catch (Exception e) {
-            log.debug("closing a listener failed", e);
-          }
+        @Nullable Outcome outcome = hand(name, target);
+        if (outcome == null) {
+          break; // not led any more: the next office
         }
+        if (outcome instanceof Refused) {
+          refused.add(target);
+          continue;
+        }
+        if (outcome instanceof Moved moved) {
+          // The rest of the batch goes to the same member: its count was made for it.
+          return batch(moved, offices.subList(at + 1, offices.size()), target);
+        }
+        return outcome;
       }
     }
     return refused.isEmpty()
         ? new NotMoved("nothing was left to hand over", false)
         : new Refused(refused);
+  }
+
+  /**
+   * Hands the next of {@code rest} to {@code target} until the plan's count for it is made, on up
+   * to {@link #PARALLEL} threads (each hand-over waits for its own term's end and the target's win,
+   * and the offices are independent), stopping at the first that does not go through.
+   */
+  private Outcome batch(Moved first, List<String> rest, String target) throws InterruptedException {
+    int count = plan.count(target);
+    List<Move> moves = Collections.synchronizedList(new ArrayList<>(first.moves()));
+    Iterator<String> next = rest.iterator();
+    AtomicInteger started = new AtomicInteger(moves.size());
+    AtomicReference<@Nullable Outcome> failed = new AtomicReference<>();
+    Runnable worker =
+        () -> {
+          while (true) {
+            String name;
+            synchronized (next) {
+              if (stopping || failed.get() != null || !next.hasNext() || started.get() >= count) {
+                return;
+              }
+              name = next.next();
+              started.incrementAndGet();
+            }
+            @Nullable Outcome outcome;
+            try {
+              outcome = hand(name, target);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              return;
+            }
+            if (outcome instanceof Moved moved) {
+              moves.addAll(moved.moves());
+            } else {
+              started.decrementAndGet(); // not handed: another office may take its place
+              if (outcome != null) {
+                failed.compareAndSet(null, outcome);
+              }
+            }
+          }
+        };
+    int threads = Math.min(PARALLEL, Math.min(count - 1, rest.size()));
+    List<Thread> helpers = new ArrayList<>();
+    for (int i = 1; i < threads; i++) {
+      Thread helper = new Thread(worker, thread.getName() + "-" + i);
+      helper.setDaemon(true);
+      helper.start();
+      helpers.add(helper);
+    }
+    if (threads > 0) {
+      worker.run();
+    }
+    for (Thread helper : helpers) {
+      helper.join();
+    }
+    Outcome stopped = failed.get();
+    if (stopped != null) {
+      log.info(
+          "group {}: moved {} of {} to {}, then: {}", group, moves.size(), count, target, stopped);
+    }
+    return new Moved(List.copyOf(moves));
+  }
+
+  /**
+   * Hands {@code name} to {@code target}: {@link Moved} when it happened, {@link Refused} when the
+   * target is no candidate of it, {@link NotMoved} when it failed or went elsewhere, null when this
+   * member does not lead it (any more).
+   */
+  private @Nullable Outcome hand(String name, String target) throws InterruptedException {
+    Election election = elections.apply(name);
+    if (election == null || !election.isLeader()) {
+      return null;
+    }
+    long token = election.token().orElse(0);
+    Ending ending = new Ending(token);
+    AutoCloseable listening = election.addListener(ending);
+    handing.add(name);
+    try {
+      long t0 = System.nanoTime();
+      election.transfer(target, why());
+      long t1 = System.nanoTime();
+      Outcome o = outcome(election, ending, new Move(name, target, token, plan.reason()));
+      System.err.printf(
+          "TMP %s transfer %.1f ms outcome %.1f ms%n",
+          name, (t1 - t0) / 1e6, (System.nanoTime() - t1) / 1e6);
+      return o;
+    } catch (TransferRefusedException e) {
+      log.debug("group {}: {} not handed to {}: {}", group, name, target, e.getMessage());
+      return new Refused(Set.of(target));
+    } catch (NotLeaderException e) {
+      return null;
+    } catch (UnsupportedOperationException e) {
+      return new NotMoved("elections cannot hand over by name: " + e.getMessage(), true);
+    } catch (RuntimeException e) {
+      return new NotMoved("handing " + name + " to " + target + " failed: " + e, true);
+    } finally {
+      handing.remove(name);
+      try {
+        listening.close();
+      } catch (Exception e) {
+        log.debug("closing a listener failed", e);
+      }
+    }
+  }
+
+  private String why() {
+    return "group '"
+        + group
+        + "' moved it: "
+        + (plan.reason() == OfficeGroup.Reason.PRIORITY
+            ? "a member of higher priority is live"
+            : "this member led more than its fair share");
   }
 
   /** Whether the transfer that returned ended the term by hand-over, to the target. */
@@ -178,7 +289,7 @@ final class GroupMove {
       ending.awaitEvent(deadline);
     }
     if (next.isPresent() && move.to().equals(next.get().id())) {
-      return new Moved(move);
+      return new Moved(List.of(move));
     }
     return new NotMoved(
         "handed "

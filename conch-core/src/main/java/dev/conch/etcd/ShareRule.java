@@ -4,9 +4,12 @@ import dev.conch.OfficeGroup.Member;
 import dev.conch.OfficeGroup.Reason;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.ToIntFunction;
 
 /**
  * What one member of a group gives away next, from what it sees: a pure function, so that the
@@ -21,25 +24,30 @@ import java.util.Set;
  *       can receive.
  *   <li>Eligible are the receivers of the highest priority among them. A member below it gives away
  *       each office it leads once the term lasted the minimum tenure ({@link Reason#PRIORITY}):
- *       priority first.
- *   <li>An eligible member gives one office away when it leads at least two more than the eligible
- *       member that leads fewest ({@link Reason#SHARE}): then the share. Within one of each other,
- *       nothing moves (sticky), and the end state has the eligible members within one of each
- *       other, whatever is led outside the group.
+ *       priority first, its part of them to the eligible member leading fewest in each move.
+ *   <li>An eligible member gives offices away when it leads at least two more than the eligible
+ *       member that leads fewest ({@link Reason#SHARE}): then the share, as many in one move as its
+ *       match with a receiver ({@link #slot}). Within one of each other, nothing moves (sticky),
+ *       and the end state has the eligible members within one of each other, whatever is led
+ *       outside the group.
  * </ul>
  *
  * Targets are the eligible members in order of how few they lead (then id), so that a refused
  * hand-over (the target is not a candidate of that office) tries the next one.
  *
  * <p>It converges: once the counts are quiet (they show every hand-over made), every giver gives to
- * a member it leads at least two more than, so the sum of the squares of the counts drops with each
- * move, and while the share is uneven the member that leads most has a move. While counts are
- * moving, the fair floor holds givers back instead (see {@link #slot}).
+ * a member it leads at least two more than, and at most half the difference, so the sum of the
+ * squares of the counts drops with each move, and while the share is uneven the member that leads
+ * most has a move. While counts are moving, the fair floor holds givers back instead (see {@link
+ * #slot}).
  */
 final class ShareRule {
 
   private static final Comparator<Member> FEWEST_FIRST =
       Comparator.comparingInt(Member::leads).thenComparing(Member::id);
+
+  private static final Comparator<Member> MOST_FIRST =
+      Comparator.comparingInt(Member::leads).reversed().thenComparing(Member::id);
 
   private ShareRule() {}
 
@@ -53,13 +61,24 @@ final class ShareRule {
   record Office(String name, long heldNanos, boolean canMove) {}
 
   /**
-   * What to try: the first office of {@code offices} that some target of {@code targets} takes.
+   * What to try: offices of {@code offices}, in order, all to the first target of {@code targets}
+   * that takes one (the others are tried in order until one does), as many as {@code counts} says
+   * for that target.
    *
    * @param offices the offices to give away, in the order to try them
    * @param targets the members to give them to, in the order to try them
    * @param reason why
+   * @param counts how many to give each target at most (at least one), in the order of {@code
+   *     targets}
    */
-  record Plan(List<String> offices, List<String> targets, Reason reason) {}
+  record Plan(List<String> offices, List<String> targets, Reason reason, List<Integer> counts) {
+
+    /** How many offices to give {@code target} at most. */
+    int count(String target) {
+      int at = targets.indexOf(target);
+      return at < 0 ? 0 : counts.get(at);
+    }
+  }
 
   /**
    * The next move of {@code self}, or empty when nothing should move now.
@@ -114,21 +133,23 @@ final class ShareRule {
               .map(Office::name)
               .sorted()
               .toList();
-      return plan(due, eligible, Reason.PRIORITY);
+      // Spread over the eligible: each move gives the one leading fewest its part.
+      int part = eligible.isEmpty() ? 1 : (due.size() + eligible.size() - 1) / eligible.size();
+      return plan(due, eligible, Reason.PRIORITY, target -> Math.max(1, part));
     }
     List<Member> fewer =
         eligible.stream().filter(m -> m.leads() <= mine - 2 && !moving.contains(m.id())).toList();
     if (fewer.isEmpty()) {
       return Optional.empty();
     }
-    Optional<Member> target =
-        slot(eligible, new Member(self, top, mine, true), offices, quiet, moving);
-    if (target.isEmpty()) {
+    Optional<Slot> slot = slot(eligible, new Member(self, top, mine, true), offices, quiet, moving);
+    if (slot.isEmpty()) {
       return Optional.empty();
     }
+    Member target = slot.get().target();
     List<Member> targets = new ArrayList<>();
-    targets.add(target.get());
-    fewer.stream().filter(m -> !m.equals(target.get())).forEach(targets::add);
+    targets.add(target);
+    fewer.stream().filter(m -> !m.equals(target)).forEach(targets::add);
     List<String> movable =
         led.stream()
             .filter(Office::canMove)
@@ -136,16 +157,28 @@ final class ShareRule {
             .sorted(Comparator.comparingLong(Office::heldNanos).reversed())
             .map(Office::name)
             .toList();
-    return plan(movable, targets, Reason.SHARE);
+    // A target that is not the match (the match refused) gets no more than half the difference.
+    return plan(
+        movable,
+        targets,
+        Reason.SHARE,
+        t -> t.equals(target) ? slot.get().count() : Math.max(1, (mine - t.leads()) / 2));
   }
 
+  /** A receiver chosen by {@link #slot}, and how many offices this member gives it now. */
+  private record Slot(Member target, int count) {}
+
   /**
-   * Whom this member gives to now, so that members giving at the same time do not all give to the
-   * same one and overshoot (which costs moves back): the receivers (eligible members two or more
-   * below the most) get as many slots as they lack of the fair floor, at least one, dealt out one
-   * per receiver per round, fewest first; the givers (two or more above the fewest) take the slots
-   * in order of how many they lead (most first, then id). A giver past the last slot waits: the
-   * others fill them. Every member computes the same from the same view.
+   * Whom this member gives to now, and how many, so that members giving at the same time do not all
+   * give to the same one and overshoot (which costs moves back). Every member computes the same
+   * from the same view: each member's end count is the fair floor, and the offices left over (the
+   * total less the floor times the members) add one each to those that lead most (then by id), so
+   * that the fewest offices move. The givers (two or more above the fewest, most first, then id)
+   * offer what they lead above their end count; the receivers (two or more below the most, fewest
+   * first) want what they lack of theirs; offers are matched to wants in those orders, the first
+   * giver's to the first receivers. This member gives its first match, all of it in one move (or
+   * waits, while that receiver's count is about to change): a giver far above the floor hands a
+   * batch to one receiver at a time, and two givers never fill the same want.
    *
    * <p>While counts are moving, nobody gives below the fair floor of the offices this member knows
    * (a count not yet updated understates the total, and a receiver whose count lags the hand-overs
@@ -153,7 +186,7 @@ final class ShareRule {
    * stale counts. Once they are quiet, the floor is the eligible members' own total: offices led
    * outside the group (or vacant) must not stop the share.
    */
-  private static Optional<Member> slot(
+  private static Optional<Slot> slot(
       List<Member> others, Member me, int offices, boolean quiet, Set<String> moving) {
     List<Member> all = new ArrayList<>(others);
     all.add(me);
@@ -169,41 +202,65 @@ final class ShareRule {
     if (me.leads() - 1 < floor) {
       return Optional.empty(); // giving would take this member below the fair floor
     }
+    all.sort(MOST_FIRST);
+    Map<String, Integer> end = new HashMap<>();
+    int left = Math.max(0, total - floor * all.size());
+    for (Member member : all) {
+      end.put(member.id(), floor + (left-- > 0 ? 1 : 0));
+    }
     List<Member> givers = new ArrayList<>();
     List<Member> receivers = new ArrayList<>();
     for (Member member : all) {
-      if (member.leads() >= min + 2) {
+      if (member.leads() >= min + 2 && member.leads() > end.getOrDefault(member.id(), floor)) {
         givers.add(member);
       }
-      if (member.leads() <= max - 2 && !moving.contains(member.id())) {
+      if (member.leads() <= max - 2 && member.leads() < end.getOrDefault(member.id(), floor)) {
         receivers.add(member);
       }
     }
-    givers.sort(Comparator.comparingInt(Member::leads).reversed().thenComparing(Member::id));
     receivers.sort(FEWEST_FIRST);
-    int rank = givers.indexOf(me);
-    List<Member> slots = new ArrayList<>();
-    for (int round = 0; slots.size() <= rank; round++) {
-      int dealt = slots.size();
-      for (Member receiver : receivers) {
-        if (round < Math.max(1, floor - receiver.leads())) {
-          slots.add(receiver);
+    int r = 0;
+    int wanted = receivers.isEmpty() ? 0 : want(receivers.get(0), end, floor);
+    for (Member giver : givers) {
+      int offer = giver.leads() - end.getOrDefault(giver.id(), floor);
+      while (offer > 0 && r < receivers.size()) {
+        int matched = Math.min(offer, wanted);
+        if (giver.id().equals(me.id())) {
+          Member target = receivers.get(r);
+          if (moving.contains(target.id())) {
+            // Its count is about to change: matched again once it shows (the others see whom
+            // this member hands to differently, so the matching leaves nobody out for it).
+            return Optional.empty();
+          }
+          // Never so many that this member ends below the target: that would only swap them.
+          int count = Math.min(matched, (me.leads() - target.leads()) / 2);
+          return count < 1 ? Optional.empty() : Optional.of(new Slot(target, count));
+        }
+        offer -= matched;
+        wanted -= matched;
+        if (wanted == 0 && ++r < receivers.size()) {
+          wanted = want(receivers.get(r), end, floor);
         }
       }
-      if (slots.size() == dealt) {
-        break;
-      }
     }
-    if (rank < 0 || rank >= slots.size() || slots.get(rank).leads() > me.leads() - 2) {
-      return Optional.empty();
-    }
-    return Optional.of(slots.get(rank));
+    return Optional.empty(); // the others fill every want first
   }
 
-  private static Optional<Plan> plan(List<String> offices, List<Member> targets, Reason reason) {
+  /** What a receiver lacks of its end count. */
+  private static int want(Member receiver, Map<String, Integer> end, int floor) {
+    return end.getOrDefault(receiver.id(), floor) - receiver.leads();
+  }
+
+  private static Optional<Plan> plan(
+      List<String> offices, List<Member> targets, Reason reason, ToIntFunction<Member> count) {
     if (offices.isEmpty() || targets.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(new Plan(offices, targets.stream().map(Member::id).toList(), reason));
+    return Optional.of(
+        new Plan(
+            offices,
+            targets.stream().map(Member::id).toList(),
+            reason,
+            targets.stream().map(count::applyAsInt).toList()));
   }
 }

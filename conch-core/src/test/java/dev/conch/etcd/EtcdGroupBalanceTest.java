@@ -127,6 +127,35 @@ class EtcdGroupBalanceTest {
     assertThat(GroupMembers.settledMoves(WAIT, a)).isEqualTo(1);
   }
 
+  @Test
+  void aMemberLeavingAndOneJoiningWhileBatchesAreHandedOutEndInAFairShare() {
+    GroupMembers members = members(60);
+    GroupMembers.Member a = members.start("a");
+    await().atMost(WAIT).until(() -> a.leads() == 60);
+    GroupMembers.Member b = members.start("b");
+    GroupMembers.Member c = members.start("c");
+    // From 60 / 0 / 0, a hands out two batches of 20. Once the first offices arrived, c leaves
+    // (its offices go to whoever is next in each line) and d joins.
+    await().atMost(WAIT).until(() -> b.leads() + c.leads() > 0);
+    c.session.close();
+    GroupMembers.Member d = members.start("d");
+
+    await().atMost(WAIT).until(() -> shares(a, b, d), EtcdGroupBalanceTest::fair);
+    await()
+        .during(Duration.ofSeconds(2))
+        .atMost(WAIT)
+        .until(() -> shares(a, b, d), EtcdGroupBalanceTest::fair);
+    // Every office has one leader: the three lead all sixty, c none.
+    assertThat(shares(a, b, d).stream().mapToInt(Integer::intValue).sum()).isEqualTo(60);
+  }
+
+  /** Sixty offices led in all, nobody more than one above another. */
+  private static boolean fair(List<Integer> shares) {
+    int max = shares.stream().mapToInt(Integer::intValue).max().orElseThrow();
+    int min = shares.stream().mapToInt(Integer::intValue).min().orElseThrow();
+    return shares.stream().mapToInt(Integer::intValue).sum() == 60 && max - min <= 1;
+  }
+
   private static List<Integer> shares(GroupMembers.Member... members) {
     return Stream.of(members).map(GroupMembers.Member::leads).toList();
   }

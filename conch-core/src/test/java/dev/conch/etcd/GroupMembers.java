@@ -91,7 +91,6 @@ final class GroupMembers {
     return member;
   }
 
-  /** One member: its session, group and elections. */
   /**
    * The moves {@code members} reported so far, once none was reported for a second, waiting at most
    * {@code wait}: a move is reported when its target is seen leading, which can come after the
@@ -118,6 +117,7 @@ final class GroupMembers {
     return last[0];
   }
 
+  /** One member: its session, group and elections. */
   static final class Member {
     final String id;
     final EtcdSession session;

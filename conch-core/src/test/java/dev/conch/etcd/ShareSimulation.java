@@ -67,6 +67,7 @@ final class ShareSimulation {
   private final int[] pausedUntil; // per member: it gives again from this round on
   private final List<Set<String>> refusedOnce = new ArrayList<>();
   boolean trace;
+  private int moves;
 
   /**
    * A group of {@code leads.length} members {@code m0…}, leading {@code leads}, with {@code
@@ -110,7 +111,7 @@ final class ShareSimulation {
   int run(int maxRounds) {
     Map<Integer, Map<String, Integer>> excluded = new HashMap<>();
     Map<Integer, String> pendingTarget = new HashMap<>();
-    Map<Integer, Integer> pendingBefore = new HashMap<>();
+    Map<Integer, Integer> pendingAfter = new HashMap<>();
     Map<Integer, Integer> pendingUntil = new HashMap<>();
     Set<String> states = new HashSet<>();
     states.add(Arrays.toString(counts()));
@@ -133,7 +134,7 @@ final class ShareSimulation {
         String pending = pendingTarget.get(i);
         if (pending != null) {
           int t = index(pending);
-          if (view[t] == pendingBefore.get(i) && round < pendingUntil.get(i)) {
+          if (view[t] < pendingAfter.get(i) && round < pendingUntil.get(i)) {
             continue;
           }
           pendingTarget.remove(i);
@@ -181,10 +182,11 @@ final class ShareSimulation {
         }
         idle[i] = -1;
         String moved = null;
+        int count = 0;
         Set<String> refused = new HashSet<>();
         tries:
         for (String office : plan.get().offices()) {
-          for (String target : plan.get().targets()) {
+          for (String target : moved == null ? plan.get().targets() : List.of(moved)) {
             int t = index(target);
             if (round < outUntil[t] || round < refusesUntil[t]) {
               refused.add(target);
@@ -192,14 +194,24 @@ final class ShareSimulation {
             }
             led.get(i).remove(office);
             led.get(t).add(office);
-            if (trace) {
-              System.out.printf(
-                  "round %d view %s quiet %s: m%d -> %s (%s)%n",
-                  round, Arrays.toString(view), quiet, i, target, plan.get().reason());
-            }
+            moves++;
             moved = target;
-            break tries;
+            if (++count == plan.get().count(target)) {
+              break tries;
+            }
+            continue tries;
           }
+        }
+        if (trace) {
+          System.out.printf(
+              "round %d view %s quiet %s: m%d %s%n",
+              round,
+              Arrays.toString(view),
+              quiet,
+              i,
+              moved == null
+                  ? "refused by " + refused
+                  : "-> " + moved + " x" + count + " (" + plan.get().reason() + ")");
         }
         if (moved == null) {
           pausedUntil[i] = round + 1 + EXCLUDED;
@@ -211,7 +223,7 @@ final class ShareSimulation {
           }
         } else {
           pendingTarget.put(i, moved);
-          pendingBefore.put(i, view[index(moved)]);
+          pendingAfter.put(i, view[index(moved)] + count);
           pendingUntil.put(i, round + SETTLE);
           to.set(i, List.of(moved));
         }
@@ -228,7 +240,8 @@ final class ShareSimulation {
         published[j] = lagging[j] ? lastRound[j] : after[j];
         lastRound[j] = after[j];
       }
-      if (settled(round, disturbed, before, after, excluded, pendingTarget)) {
+      boolean seenHanding = toSeen.stream().anyMatch(targets -> !targets.isEmpty());
+      if (!seenHanding && settled(round, disturbed, before, after, excluded, pendingTarget)) {
         return lastMove;
       }
     }
@@ -237,8 +250,9 @@ final class ShareSimulation {
 
   /**
    * Whether every later round is this one again: nothing moved, every count is published, nobody is
-   * handing over, settling or kept out, the disturbances are over and the counts are quiet. Every
-   * member then decides on the same inputs as in this round, and so again makes no move.
+   * handing over, settling or kept out (nor was seen handing over when this round's members
+   * decided), the disturbances are over and the counts are quiet. Every member then decides on the
+   * same inputs as in this round, and so again makes no move.
    */
   private boolean settled(
       int round,
@@ -284,6 +298,29 @@ final class ShareSimulation {
 
   private static int index(String id) {
     return id.charAt(1) - '0';
+  }
+
+  /** How many offices were handed over. */
+  int moves() {
+    return moves;
+  }
+
+  /**
+   * The fewest hand-overs that make {@code leads} fair when all are alike (one priority, all
+   * receiving): the offices above the floor stay with those that lead most.
+   */
+  static int fewestMoves(int[] leads) {
+    int total = Arrays.stream(leads).sum();
+    int floor = total / leads.length;
+    int[] sorted = leads.clone();
+    Arrays.sort(sorted);
+    int extra = total - floor * leads.length;
+    int moves = 0;
+    for (int i = sorted.length - 1; i >= 0; i--) {
+      int end = floor + (extra-- > 0 ? 1 : 0);
+      moves += Math.max(0, sorted[i] - end);
+    }
+    return moves;
   }
 
   /** How many offices each member leads now. */
