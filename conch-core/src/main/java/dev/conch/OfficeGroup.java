@@ -8,13 +8,13 @@ import java.util.function.Consumer;
  * The offices that a set of instances campaign for together, shared fairly among them without a
  * coordinator: the members that can receive an office (they stand in some office's line) end up
  * leading within one of each other, whatever is led outside the group. Each member decides only
- * about the offices it leads, and gives the excess away one at a time, by {@link
- * Election#transfer(String)}, to the member that leads fewest; a member of higher priority is
- * handed the offices of lower ones first (after their minimum tenure, and once it has been in the
- * group that long itself). Moves wait for a quiet spell after a membership change ({@link
- * GroupOptions#delay()}), nothing moves while the shares are within one of each other, and a
- * refused hand-over is tried again after the delay. A move runs on a thread of its own: the member
- * goes on publishing its count meanwhile.
+ * about the offices it leads, and gives the excess away by {@link Election#transfer(String)}, a
+ * batch to one receiver at a time, matched so that the fewest offices move; a member of higher
+ * priority is handed the offices of lower ones first (after their minimum tenure, and once it has
+ * been in the group that long itself). Moves wait for a quiet spell after a membership change
+ * ({@link GroupOptions#delay()}), nothing moves while the shares are within one of each other, and
+ * a refused hand-over is tried again after the delay. A move runs on a thread of its own: the
+ * member goes on publishing its count meanwhile.
  *
  * <p>Membership is one key per member on its session's lease, under the meta root, and one watch on
  * the group; so a group costs no etcd request per office while nothing changes. Obtain one from

@@ -309,7 +309,9 @@ final class EtcdOfficeGroup implements OfficeGroup {
   /** Applies what arrived, and whatever else is waiting: a burst of events, one step. */
   private void take(@Nullable Object first) {
     for (Object item = first; item != null; item = inbox.poll()) {
-      if (item instanceof GroupMove.Outcome outcome) {
+      if (item instanceof Move made) {
+        tell(made);
+      } else if (item instanceof GroupMove.Outcome outcome) {
         moved(outcome);
       } else if (item instanceof GroupMembership.WatchItem watched
           && watched.generation() == membership.generation()) {
@@ -408,6 +410,7 @@ final class EtcdOfficeGroup implements OfficeGroup {
               return office == null ? null : office.election;
             },
             session.timeout(),
+            inbox::add,
             inbox::add);
   }
 
@@ -422,7 +425,7 @@ final class EtcdOfficeGroup implements OfficeGroup {
     return false;
   }
 
-  /** What came of the move under way: told, refused, or nothing. */
+  /** What came of the move under way: made (each was told as it was), refused, or nothing. */
   private void moved(GroupMove.Outcome outcome) {
     move = null;
     long now = ticker.nanoTime();
@@ -451,7 +454,6 @@ final class EtcdOfficeGroup implements OfficeGroup {
               : made.size() + " offices (" + made.get(0).office() + ", ...)",
           to,
           made.get(0).reason());
-      made.forEach(this::tell);
     } else if (outcome instanceof GroupMove.Refused refused) {
       movesPausedUntil = now + targets.refused(refused.targets(), now);
       log.debug("group {}: {} refused; tried again later", options.name(), refused.targets());

@@ -61,6 +61,7 @@ final class GroupMove {
   private final ShareRule.Plan plan;
   private final Function<String, @Nullable Election> elections;
   private final Duration bound;
+  private final Consumer<Move> made;
   private final Thread thread;
   private final Set<String> handing = ConcurrentHashMap.newKeySet();
   private volatile boolean stopping;
@@ -72,18 +73,21 @@ final class GroupMove {
    * @param plan what to try
    * @param elections the group's election of an office, or null when it left the group
    * @param bound how long to wait for the end of the term and the next leader to show
-   * @param done told of the outcome once, on the move's thread
+   * @param made told of each hand-over as it is made, on the thread that made it
+   * @param done told of the outcome once, on the move's thread, after every {@code made}
    */
   GroupMove(
       String group,
       ShareRule.Plan plan,
       Function<String, @Nullable Election> elections,
       Duration bound,
+      Consumer<Move> made,
       Consumer<Outcome> done) {
     this.group = group;
     this.plan = plan;
     this.elections = elections;
     this.bound = bound;
+    this.made = made;
     this.thread =
         new Thread(
             () -> {
@@ -226,14 +230,12 @@ final class GroupMove {
     AutoCloseable listening = election.addListener(ending);
     handing.add(name);
     try {
-      long t0 = System.nanoTime();
       election.transfer(target, why());
-      long t1 = System.nanoTime();
-      Outcome o = outcome(election, ending, new Move(name, target, token, plan.reason()));
-      System.err.printf(
-          "TMP %s transfer %.1f ms outcome %.1f ms%n",
-          name, (t1 - t0) / 1e6, (System.nanoTime() - t1) / 1e6);
-      return o;
+      Outcome outcome = outcome(election, ending, new Move(name, target, token, plan.reason()));
+      if (outcome instanceof Moved moved) {
+        moved.moves().forEach(made);
+      }
+      return outcome;
     } catch (TransferRefusedException e) {
       log.debug("group {}: {} not handed to {}: {}", group, name, target, e.getMessage());
       return new Refused(Set.of(target));
