@@ -115,6 +115,26 @@ public interface Election extends AutoCloseable {
   }
 
   /**
+   * Hands the office to whichever of {@code candidateIds} stands first in its line behind this
+   * leader, as {@link #transfer(String)} does: the fewest candidates are passed (none, when one of
+   * them is next). An office group uses it to give an office to any of the members it owes one. The
+   * line is read once, as for {@link #transfer(String)}; a store that cannot tell the order hands
+   * to the first of the list.
+   *
+   * @param candidateIds the {@link Holder#id()}s of the candidates that may take it, at least one
+   * @param why what the office's history records beside the target
+   * @return the id of the candidate it was handed to
+   * @throws NotLeaderException when this candidate does not lead
+   * @throws TransferRefusedException when none of them is a live candidate of the office, or a
+   *     candidate that cannot cooperate stands between this leader and the first of them
+   */
+  default String transferToFirst(List<String> candidateIds, String why) {
+    String first = candidateIds.get(0);
+    transfer(first, why);
+    return first;
+  }
+
+  /**
    * The office's last {@code limit} terms as its history in the store keeps them, oldest first: who
    * led, with which token, from when, and when and how each term ended (DESIGN.md, "The flight
    * recorder"). Empty when the store keeps no history or the office never had a recorded term.

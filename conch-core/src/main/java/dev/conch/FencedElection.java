@@ -215,6 +215,15 @@ public final class FencedElection implements Election {
   @Override
   public void transfer(String candidateId, @Nullable String reason) {
     Objects.requireNonNull(candidateId, "candidateId");
+    transferToFirst(List.of(candidateId.strip()), reason);
+  }
+
+  @Override
+  public String transferToFirst(List<String> candidateIds, @Nullable String reason) {
+    if (candidateIds.isEmpty()) {
+      throw new InvalidArgumentException(
+          "candidateIds", "[]", "at least one candidate id to hand the office to");
+    }
     LeadershipTerm term;
     synchronized (monitor) {
       term = current;
@@ -224,8 +233,7 @@ public final class FencedElection implements Election {
     }
     // Read outside the monitor: the loop asks it for the command, and must not wait on etcd.
     HandOver.Plan plan =
-        HandOver.plan(
-            term.leadership().holder(), readLine(), candidateId.strip(), lock.maxTxnOps());
+        HandOver.plan(term.leadership().holder(), readLine(), candidateIds, lock.maxTxnOps());
     synchronized (monitor) {
       if (current != term || command != Command.RUN || !term.isValid()) {
         throw new NotLeaderException(office()); // the term ended while the line was read
@@ -238,6 +246,7 @@ public final class FencedElection implements Election {
     detachCaller();
     loop.execute(loop::commanded);
     awaitLoop(() -> command != Command.TRANSFER, stopBound());
+    return plan.targetId();
   }
 
   private List<Holder> readLine() {

@@ -80,25 +80,41 @@ final class HandOver {
    * refused here, before the term ends, so that the refusal changes nothing.
    */
   static Plan plan(Holder leader, List<Holder> line, String targetId, int maxTxnOps) {
+    return plan(leader, line, List.of(targetId), maxTxnOps);
+  }
+
+  /**
+   * As {@link #plan(Holder, List, String, int)}, to whichever of {@code targetIds} stands first in
+   * the line behind the leader: the fewest candidates are passed.
+   */
+  static Plan plan(Holder leader, List<Holder> line, List<String> targetIds, int maxTxnOps) {
     String office = leader.office();
+    String targets = String.join("' or '", targetIds);
     if (line.isEmpty() || line.get(0).rev() != leader.rev()) {
       throw new NotLeaderException(office);
     }
-    if (targetId.equals(leader.id())) {
+    if (targetIds.equals(List.of(leader.id()))) {
       throw new TransferRefusedException(
-          office, targetId, "that is this candidate, the leader; " + live(line));
+          office, targets, "that is this candidate, the leader; " + live(line));
     }
     int at = -1;
+    String targetId = null;
     for (int i = 1; i < line.size(); i++) {
       Holder h = line.get(i);
-      if (h.isConch() && targetId.equals(h.id())) {
+      String id = h.id();
+      if (h.isConch() && id != null && targetIds.contains(id) && !id.equals(leader.id())) {
         at = i;
+        targetId = id;
         break;
       }
     }
-    if (at < 0) {
+    if (targetId == null) {
       throw new TransferRefusedException(
-          office, targetId, "not a live candidate of the office; " + live(line));
+          office,
+          targets,
+          (targetIds.size() == 1 ? "not a live candidate" : "none is a live candidate")
+              + " of the office; "
+              + live(line));
     }
     List<Holder> between = line.subList(1, at);
     for (Holder h : between) {

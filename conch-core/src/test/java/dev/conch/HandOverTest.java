@@ -71,4 +71,26 @@ class HandOverTest {
         .hasMessageContaining("at most 16 (etcd's --max-txn-ops, as it refused larger")
         .hasMessageContaining("at most 13 can be passed");
   }
+
+  @Test
+  void toTheFirstOfSeveralTargetsTheOneFirstInLineIsChosenPassingTheFewest() {
+    // a leads; then c0, c1, c2 and t: of t and c1, c1 stands first, one candidate before it.
+    List<Holder> line = line(3);
+    HandOver.Plan plan =
+        HandOver.plan(line.get(0), line, List.of("t", "c1"), HandOver.ETCD_MAX_TXN_OPS);
+    assertThat(plan.targetId()).isEqualTo("c1");
+    assertThat(plan.between()).extracting(Holder::id).containsExactly("c0");
+  }
+
+  @Test
+  void severalTargetsNoneOfThemInLineAreRefusedNamingThemAndTheLine() {
+    List<Holder> line = line(1);
+    assertThatThrownBy(
+            () -> HandOver.plan(line.get(0), line, List.of("x", "y"), HandOver.ETCD_MAX_TXN_OPS))
+        .isInstanceOf(TransferRefusedException.class)
+        .hasMessage(
+            "office 'billing': cannot hand over to 'x' or 'y': none is a live candidate of the"
+                + " office; the candidates in line behind this leader are [c0, t]; nothing was"
+                + " changed");
+  }
 }

@@ -12,6 +12,7 @@ import io.etcd.jetcd.watch.WatchEvent;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -111,7 +112,7 @@ final class EtcdOfficeGroup implements OfficeGroup {
   private boolean stale = true;
   private long resyncAt;
   private long lastPublish;
-  private @Nullable Pending pending;
+  private List<Pending> pending = List.of();
   private boolean outage;
   private boolean taken;
   private long movesPausedUntil;
@@ -430,30 +431,30 @@ final class EtcdOfficeGroup implements OfficeGroup {
     move = null;
     long now = ticker.nanoTime();
     if (outcome instanceof GroupMove.Moved moved) {
-      List<Move> made = moved.moves();
-      String to = made.get(0).to();
-      targets.took(to);
-      pending =
-          new Pending(to, leadsBeforeMove.getOrDefault(to, 0) + made.size(), now + settleBound);
-      handingTo = List.of(to);
-      for (Move one : made) {
-        log.debug(
-            "group {}: {} handed office {} (token {}) to {}",
-            options.name(),
-            self,
-            one.office(),
-            one.token(),
-            to);
+      Map<String, Integer> to = new LinkedHashMap<>();
+      for (Move made : moved.moves()) {
+        to.merge(made.to(), 1, Integer::sum);
       }
+      List<Pending> settling = new ArrayList<>();
+      to.forEach(
+          (target, count) -> {
+            targets.took(target);
+            settling.add(
+                new Pending(
+                    target, leadsBeforeMove.getOrDefault(target, 0) + count, now + settleBound));
+          });
+      pending = settling;
+      handingTo = List.copyOf(to.keySet());
+      Move first = moved.moves().get(0);
       log.info(
           "group {}: {} handed {} to {} ({})",
           options.name(),
           self,
-          made.size() == 1
-              ? "office " + made.get(0).office() + " (token " + made.get(0).token() + ")"
-              : made.size() + " offices (" + made.get(0).office() + ", ...)",
+          moved.moves().size() == 1
+              ? "office " + first.office() + " (token " + first.token() + ")"
+              : moved.moves().size() + " offices",
           to,
-          made.get(0).reason());
+          first.reason());
     } else if (outcome instanceof GroupMove.Refused refused) {
       movesPausedUntil = now + targets.refused(refused.targets(), now);
       log.debug("group {}: {} refused; tried again later", options.name(), refused.targets());
@@ -543,18 +544,19 @@ final class EtcdOfficeGroup implements OfficeGroup {
     return signature.toString();
   }
 
-  /** Whether the last move is not visible yet in the target's published count (and may be). */
+  /** Whether the last move is not visible yet in its targets' published counts (and may be). */
   private boolean settling(List<Member> seen, long now) {
-    Pending last = pending;
-    if (last == null) {
-      return false;
+    List<Pending> left = new ArrayList<>();
+    for (Pending last : pending) {
+      Optional<Member> target = seen.stream().filter(m -> m.id().equals(last.target())).findFirst();
+      if (target.isPresent()
+          && target.get().leads() < last.leadsAfter()
+          && now - last.until() < 0) {
+        left.add(last);
+      }
     }
-    Optional<Member> target = seen.stream().filter(m -> m.id().equals(last.target())).findFirst();
-    if (target.isEmpty() || target.get().leads() >= last.leadsAfter() || now - last.until() >= 0) {
-      pending = null;
-      return false;
-    }
-    return true;
+    pending = left;
+    return !left.isEmpty();
   }
 
   private void tell(Move move) {

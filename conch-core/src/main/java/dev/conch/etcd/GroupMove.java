@@ -11,18 +11,17 @@ import dev.conch.State;
 import dev.conch.TransferRefusedException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -31,12 +30,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One move of a group, on a short-lived thread of its own so that the group's thread goes on
- * publishing and reading while the offices' lose hooks run: tries a {@link ShareRule.Plan}'s
- * offices and targets in order, by {@link Election#transfer(String)}, until one hand-over is made,
- * then hands the plan's next offices to that same target, {@link #PARALLEL} at a time, until it has
- * made {@linkplain ShareRule.Plan#count(String) the plan's count for that target} or one does not
- * go through; then tells the group what came of it. A hand-over counts as a {@link Move} only when
- * it happened: the term ended by the hand-over (not lost meanwhile) and the target leads next.
+ * publishing and reading while the offices' lose hooks run: hands a {@link ShareRule.Plan}'s
+ * offices out in order, {@link #PARALLEL} at a time, each by {@link Election#transferToFirst} to
+ * whichever of the targets still owed one ({@linkplain ShareRule.Plan#count(String) its count})
+ * stands first in the office's line, until every target got its count, the offices run out, or one
+ * hand-over does not go through; tells the group of each hand-over as it is made, then what came of
+ * the move. A hand-over counts as a {@link Move} only when it happened: the term ended by the
+ * hand-over (not lost meanwhile) and the target leads next.
  */
 final class GroupMove {
 
@@ -48,7 +48,7 @@ final class GroupMove {
   /** What came of a move. */
   sealed interface Outcome {}
 
-  /** These offices were handed over, all to one target, and it leads them. */
+  /** These offices were handed over, and each one's target leads it. */
   record Moved(List<Move> moves) implements Outcome {}
 
   /** Every target tried refused (none of them is a candidate of the offices tried). */
@@ -129,98 +129,104 @@ final class GroupMove {
   }
 
   private Outcome run() throws InterruptedException {
-    Set<String> refused = new LinkedHashSet<>();
-    List<String> offices = plan.offices();
-    for (int at = 0; at < offices.size() && !stopping; at++) {
-      String name = offices.get(at);
-      for (String target : plan.targets()) {
-        @Nullable Outcome outcome = hand(name, target);
-        if (outcome == null) {
-          break; // not led any more: the next office
-        }
-        if (outcome instanceof Refused) {
-          refused.add(target);
-          continue;
-        }
-        if (outcome instanceof Moved moved) {
-          // The rest of the batch goes to the same member: its count was made for it.
-          return batch(moved, offices.subList(at + 1, offices.size()), target);
-        }
-        return outcome;
-      }
-    }
-    return refused.isEmpty()
-        ? new NotMoved("nothing was left to hand over", false)
-        : new Refused(refused);
-  }
-
-  /**
-   * Hands the next of {@code rest} to {@code target} until the plan's count for it is made, on up
-   * to {@link #PARALLEL} threads (each hand-over waits for its own term's end and the target's win,
-   * and the offices are independent), stopping at the first that does not go through.
-   */
-  private Outcome batch(Moved first, List<String> rest, String target) throws InterruptedException {
-    int count = plan.count(target);
-    List<Move> moves = Collections.synchronizedList(new ArrayList<>(first.moves()));
-    Iterator<String> next = rest.iterator();
-    AtomicInteger started = new AtomicInteger(moves.size());
-    AtomicReference<@Nullable Outcome> failed = new AtomicReference<>();
-    Runnable worker =
-        () -> {
-          while (true) {
-            String name;
-            synchronized (next) {
-              if (stopping || failed.get() != null || !next.hasNext() || started.get() >= count) {
-                return;
-              }
-              name = next.next();
-              started.incrementAndGet();
-            }
-            @Nullable Outcome outcome;
-            try {
-              outcome = hand(name, target);
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-              return;
-            }
-            if (outcome instanceof Moved moved) {
-              moves.addAll(moved.moves());
-            } else {
-              started.decrementAndGet(); // not handed: another office may take its place
-              if (outcome != null) {
-                failed.compareAndSet(null, outcome);
-              }
-            }
-          }
-        };
-    int threads = Math.min(PARALLEL, Math.min(count - 1, rest.size()));
+    Batch batch = new Batch();
+    int owed = plan.targets().stream().mapToInt(plan::count).sum();
+    int threads = Math.max(1, Math.min(PARALLEL, Math.min(owed, plan.offices().size())));
     List<Thread> helpers = new ArrayList<>();
     for (int i = 1; i < threads; i++) {
-      Thread helper = new Thread(worker, thread.getName() + "-" + i);
+      Thread helper = new Thread(batch::work, thread.getName() + "-" + i);
       helper.setDaemon(true);
       helper.start();
       helpers.add(helper);
     }
-    if (threads > 0) {
-      worker.run();
-    }
+    batch.work();
     for (Thread helper : helpers) {
       helper.join();
     }
-    Outcome stopped = failed.get();
-    if (stopped != null) {
-      log.info(
-          "group {}: moved {} of {} to {}, then: {}", group, moves.size(), count, target, stopped);
-    }
-    return new Moved(List.copyOf(moves));
+    return batch.outcome();
   }
 
   /**
-   * Hands {@code name} to {@code target}: {@link Moved} when it happened, {@link Refused} when the
-   * target is no candidate of it, {@link NotMoved} when it failed or went elsewhere, null when this
-   * member does not lead it (any more).
+   * The plan's offices handed out by up to {@link #PARALLEL} threads: each takes the next office
+   * and hands it to whichever target still owed one stands first in its line, until every target
+   * got its count, the offices run out, or a hand-over does not go through.
    */
-  private @Nullable Outcome hand(String name, String target) throws InterruptedException {
+  private final class Batch {
+    private final Iterator<String> next = plan.offices().iterator();
+    private final Map<String, Integer> owed = new LinkedHashMap<>();
+    private final List<Move> moves = new ArrayList<>();
+    private final Set<String> refused = new LinkedHashSet<>();
+    private int inFlight;
+    private @Nullable Outcome failed;
+
+    Batch() {
+      for (String target : plan.targets()) {
+        owed.put(target, plan.count(target));
+      }
+    }
+
+    void work() {
+      while (true) {
+        String name;
+        List<String> targets;
+        synchronized (this) {
+          // A target is offered only what the hand-overs under way cannot have taken already.
+          targets =
+              owed.entrySet().stream()
+                  .filter(e -> e.getValue() - inFlight > 0)
+                  .map(Map.Entry::getKey)
+                  .toList();
+          if (stopping || failed != null || targets.isEmpty() || !next.hasNext()) {
+            return;
+          }
+          name = next.next();
+          inFlight++;
+        }
+        @Nullable Outcome outcome;
+        try {
+          outcome = hand(name, targets);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          outcome = new NotMoved("interrupted", false);
+        }
+        synchronized (this) {
+          inFlight--;
+          if (outcome instanceof Moved moved) {
+            for (Move move : moved.moves()) {
+              moves.add(move);
+              owed.merge(move.to(), -1, Integer::sum);
+            }
+          } else if (outcome instanceof Refused r) {
+            refused.addAll(r.targets());
+          } else if (outcome != null && failed == null) {
+            failed = outcome;
+          }
+        }
+      }
+    }
+
+    synchronized Outcome outcome() {
+      if (!moves.isEmpty()) {
+        if (failed != null) {
+          log.info("group {}: moved {} offices, then: {}", group, moves.size(), failed);
+        }
+        return new Moved(List.copyOf(moves));
+      }
+      if (failed != null) {
+        return failed;
+      }
+      return refused.isEmpty()
+          ? new NotMoved("nothing was left to hand over", false)
+          : new Refused(Set.copyOf(refused));
+    }
+  }
+
+  /**
+   * Hands {@code name} to whichever of {@code targets} stands first in its line: {@link Moved} when
+   * it happened, {@link Refused} when none of them is a candidate of it, {@link NotMoved} when it
+   * failed or went elsewhere, null when this member does not lead it (any more).
+   */
+  private @Nullable Outcome hand(String name, List<String> targets) throws InterruptedException {
     Election election = elections.apply(name);
     if (election == null || !election.isLeader()) {
       return null;
@@ -230,21 +236,21 @@ final class GroupMove {
     AutoCloseable listening = election.addListener(ending);
     handing.add(name);
     try {
-      election.transfer(target, why());
+      String target = election.transferToFirst(targets, why());
       Outcome outcome = outcome(election, ending, new Move(name, target, token, plan.reason()));
       if (outcome instanceof Moved moved) {
         moved.moves().forEach(made);
       }
       return outcome;
     } catch (TransferRefusedException e) {
-      log.debug("group {}: {} not handed to {}: {}", group, name, target, e.getMessage());
-      return new Refused(Set.of(target));
+      log.debug("group {}: {} not handed to {}: {}", group, name, targets, e.getMessage());
+      return new Refused(Set.copyOf(targets));
     } catch (NotLeaderException e) {
       return null;
     } catch (UnsupportedOperationException e) {
       return new NotMoved("elections cannot hand over by name: " + e.getMessage(), true);
     } catch (RuntimeException e) {
-      return new NotMoved("handing " + name + " to " + target + " failed: " + e, true);
+      return new NotMoved("handing " + name + " to " + targets + " failed: " + e, true);
     } finally {
       handing.remove(name);
       try {

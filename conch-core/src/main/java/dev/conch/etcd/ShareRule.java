@@ -24,22 +24,24 @@ import java.util.function.ToIntFunction;
  *       can receive.
  *   <li>Eligible are the receivers of the highest priority among them. A member below it gives away
  *       each office it leads once the term lasted the minimum tenure ({@link Reason#PRIORITY}):
- *       priority first, its part of them to the eligible member leading fewest in each move.
+ *       priority first, each eligible member its part of them.
  *   <li>An eligible member gives offices away when it leads at least two more than the eligible
- *       member that leads fewest ({@link Reason#SHARE}): then the share, as many in one move as its
- *       match with a receiver ({@link #slot}). Within one of each other, nothing moves (sticky),
- *       and the end state has the eligible members within one of each other, whatever is led
- *       outside the group.
+ *       member that leads fewest ({@link Reason#SHARE}): then the share, as many to each receiver
+ *       as its matches with them ({@link #slots}). Within one of each other, nothing moves
+ *       (sticky), and the end state has the eligible members within one of each other, whatever is
+ *       led outside the group.
  * </ul>
  *
- * Targets are the eligible members in order of how few they lead (then id), so that a refused
- * hand-over (the target is not a candidate of that office) tries the next one.
+ * A plan names the targets and how many each may take; each office goes to whichever of those still
+ * owed one stands first in its line ({@link dev.conch.Election#transferToFirst}), so that a
+ * hand-over passes the fewest candidates (each passed one queues again), and a target that is no
+ * candidate of an office is passed over for it.
  *
  * <p>It converges: once the counts are quiet (they show every hand-over made), every giver gives to
  * a member it leads at least two more than, and at most half the difference, so the sum of the
  * squares of the counts drops with each move, and while the share is uneven the member that leads
  * most has a move. While counts are moving, the fair floor holds givers back instead (see {@link
- * #slot}).
+ * #slots}).
  */
 final class ShareRule {
 
@@ -142,14 +144,10 @@ final class ShareRule {
     if (fewer.isEmpty()) {
       return Optional.empty();
     }
-    Optional<Slot> slot = slot(eligible, new Member(self, top, mine, true), offices, quiet, moving);
-    if (slot.isEmpty()) {
+    List<Slot> slots = slots(eligible, new Member(self, top, mine, true), offices, quiet, moving);
+    if (slots.isEmpty()) {
       return Optional.empty();
     }
-    Member target = slot.get().target();
-    List<Member> targets = new ArrayList<>();
-    targets.add(target);
-    fewer.stream().filter(m -> !m.equals(target)).forEach(targets::add);
     List<String> movable =
         led.stream()
             .filter(Office::canMove)
@@ -157,15 +155,16 @@ final class ShareRule {
             .sorted(Comparator.comparingLong(Office::heldNanos).reversed())
             .map(Office::name)
             .toList();
-    // A target that is not the match (the match refused) gets no more than half the difference.
+    Map<Member, Integer> counts = new HashMap<>();
+    slots.forEach(slot -> counts.put(slot.target(), slot.count()));
     return plan(
         movable,
-        targets,
+        slots.stream().map(Slot::target).toList(),
         Reason.SHARE,
-        t -> t.equals(target) ? slot.get().count() : Math.max(1, (mine - t.leads()) / 2));
+        target -> counts.getOrDefault(target, 1));
   }
 
-  /** A receiver chosen by {@link #slot}, and how many offices this member gives it now. */
+  /** A receiver matched by {@link #slots}, and how many offices this member gives it now. */
   private record Slot(Member target, int count) {}
 
   /**
@@ -176,9 +175,8 @@ final class ShareRule {
    * that the fewest offices move. The givers (two or more above the fewest, most first, then id)
    * offer what they lead above their end count; the receivers (two or more below the most, fewest
    * first) want what they lack of theirs; offers are matched to wants in those orders, the first
-   * giver's to the first receivers. This member gives its first match, all of it in one move (or
-   * waits, while that receiver's count is about to change): a giver far above the floor hands a
-   * batch to one receiver at a time, and two givers never fill the same want.
+   * giver's to the first receivers. This member gives all its matches in one move (but none to a
+   * receiver whose count is about to change), and two givers never fill the same want.
    *
    * <p>While counts are moving, nobody gives below the fair floor of the offices this member knows
    * (a count not yet updated understates the total, and a receiver whose count lags the hand-overs
@@ -186,7 +184,7 @@ final class ShareRule {
    * stale counts. Once they are quiet, the floor is the eligible members' own total: offices led
    * outside the group (or vacant) must not stop the share.
    */
-  private static Optional<Slot> slot(
+  private static List<Slot> slots(
       List<Member> others, Member me, int offices, boolean quiet, Set<String> moving) {
     List<Member> all = new ArrayList<>(others);
     all.add(me);
@@ -200,7 +198,7 @@ final class ShareRule {
     }
     int floor = (quiet ? total : Math.max(offices, total)) / all.size();
     if (me.leads() - 1 < floor) {
-      return Optional.empty(); // giving would take this member below the fair floor
+      return List.of(); // giving would take this member below the fair floor
     }
     all.sort(MOST_FIRST);
     Map<String, Integer> end = new HashMap<>();
@@ -219,22 +217,22 @@ final class ShareRule {
       }
     }
     receivers.sort(FEWEST_FIRST);
+    List<Slot> mine = new ArrayList<>();
     int r = 0;
     int wanted = receivers.isEmpty() ? 0 : want(receivers.get(0), end, floor);
     for (Member giver : givers) {
       int offer = giver.leads() - end.getOrDefault(giver.id(), floor);
       while (offer > 0 && r < receivers.size()) {
         int matched = Math.min(offer, wanted);
-        if (giver.id().equals(me.id())) {
-          Member target = receivers.get(r);
-          if (moving.contains(target.id())) {
-            // Its count is about to change: matched again once it shows (the others see whom
-            // this member hands to differently, so the matching leaves nobody out for it).
-            return Optional.empty();
-          }
+        Member target = receivers.get(r);
+        if (giver.id().equals(me.id()) && !moving.contains(target.id())) {
+          // A receiver whose count is about to change is matched again once it shows (the others
+          // see whom this member hands to differently, so the matching leaves nobody out for it).
           // Never so many that this member ends below the target: that would only swap them.
           int count = Math.min(matched, (me.leads() - target.leads()) / 2);
-          return count < 1 ? Optional.empty() : Optional.of(new Slot(target, count));
+          if (count > 0) {
+            mine.add(new Slot(target, count));
+          }
         }
         offer -= matched;
         wanted -= matched;
@@ -242,8 +240,11 @@ final class ShareRule {
           wanted = want(receivers.get(r), end, floor);
         }
       }
+      if (giver.id().equals(me.id())) {
+        break;
+      }
     }
-    return Optional.empty(); // the others fill every want first
+    return mine; // empty: the others fill every want first
   }
 
   /** What a receiver lacks of its end count. */

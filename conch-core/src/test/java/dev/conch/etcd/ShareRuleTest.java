@@ -21,7 +21,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * the offices {@code self} leads as a count (held long, movable) or as {@code
  * office:heldSeconds:movable} ({@code self@N}: it campaigns for N offices; {@code quiet}: the
  * counts are quiet, else moving), a minimum tenure of 15 s, and what it gives away: {@code REASON
- * first-office>targets}, or {@code -} for nothing. Then every start state of up to five members and
+ * first-office>target:count,...} (each target at most count offices, whichever stands first in an
+ * office's line), or {@code -} for nothing. Then every start state of up to five members and
  * thirteen offices, run in rounds ({@link ShareSimulation}): each converges, without a cycle.
  */
 class ShareRuleTest {
@@ -32,27 +33,27 @@ class ShareRuleTest {
   @CsvSource(
       delimiter = ';',
       value = {
-        // the first of three leads all: it gives to the one leading fewest (ties by id)
-        "a:0:12 b:0:0 c:0:0; a; 12; SHARE o01>b,c",
-        "a:0:11 b:0:1 c:0:0; a; 11; SHARE o01>c,b",
+        // the first of three leads all: it gives each the share it lacks, in one move
+        "a:0:12 b:0:0 c:0:0; a; 12; SHARE o01>b:4,c:4",
+        "a:0:11 b:0:1 c:0:0; a; 11; SHARE o01>c:4,b:3",
         // sticky: within one of each other, nothing moves
         "a:0:5 b:0:4 c:0:4;  a; 5;  -",
         "a:0:4 b:0:4 c:0:4;  a; 4;  -",
         "a:0:1 b:0:0;        a; 1;  -",
         // two more than the fewest: one moves, only to those it is two above
-        "a:0:6 b:0:4 c:0:5;  a; 6;  SHARE o01>b",
-        // givers at the same time deal the receivers' slots out among them: no overshoot
-        "a:0:6 b:0:6 c:0:0;        b; 6;  SHARE o01>c",
-        "a:0:10 b:0:10 c:0:0 d:0:0; a; 10; SHARE o01>c,d",
-        "a:0:10 b:0:10 c:0:0 d:0:0; b; 10; SHARE o01>d,c",
+        "a:0:6 b:0:4 c:0:5;  a; 6;  SHARE o01>b:1",
+        // givers at the same time match the receivers' wants among them: no overshoot
+        "a:0:6 b:0:6 c:0:0;        b; 6;  SHARE o01>c:2",
+        "a:0:10 b:0:10 c:0:0 d:0:0; a; 10; SHARE o01>c:5",
+        "a:0:10 b:0:10 c:0:0 d:0:0; b; 10; SHARE o01>d:5",
         // ... and the offices above the floor stay with those that lead most (then by id)
         "a:0:4 b:0:4 c:0:4 d:0:2;  a; 4;  -",
         "a:0:4 b:0:4 c:0:4 d:0:2;  b; 4;  -",
-        "a:0:4 b:0:4 c:0:4 d:0:2;  c; 4;  SHARE o01>d",
+        "a:0:4 b:0:4 c:0:4 d:0:2;  c; 4;  SHARE o01>d:1",
         // counts lag the hand-overs: nobody gives below the fair floor of the offices it knows
         "a:0:4 b:0:4 c:0:2;        a@12; 4; -",
-        "a:0:5 b:0:4 c:0:1;        a@12; 5; SHARE o01>c",
-        "a:0:5 b:0:5 c:0:1;        b@12; 5; SHARE o01>c",
+        "a:0:5 b:0:4 c:0:1;        a@12; 5; SHARE o01>c:1",
+        "a:0:5 b:0:5 c:0:1;        b@12; 5; SHARE o01>c:1",
         // the one leading fewest never gives
         "a:0:0 b:0:12;       a; 0;  -",
         "a:0:4 b:0:8;        a; 4;  -",
@@ -63,44 +64,44 @@ class ShareRuleTest {
         // not in the view yet (or gone from it): others cannot see it, nothing moves
         "b:0:0;              a; 12; -",
         // priority first: a lower member gives every office held past the tenure to the eligible
-        "a:0:3 b:1:0 c:1:2;  a; x:20:y w:20:y v:20:y; PRIORITY v>b,c",
-        "a:0:3 b:1:0;        a; x:10:y w:20:y;        PRIORITY w>b",
+        "a:0:3 b:1:0 c:1:2;  a; x:20:y w:20:y v:20:y; PRIORITY v>b:2,c:2",
+        "a:0:3 b:1:0;        a; x:10:y w:20:y;        PRIORITY w>b:1",
         "a:0:2 b:1:0;        a; x:10:y w:14:y;        -",
-        "a:0:2 b:1:0;        a; x:30:n w:30:y;        PRIORITY w>b",
+        "a:0:2 b:1:0;        a; x:30:n w:30:y;        PRIORITY w>b:1",
         // ... even when it leads fewest, and whatever the shares among the eligible
-        "a:0:1 b:1:9;        a; x:30:y;               PRIORITY x>b",
+        "a:0:1 b:1:9;        a; x:30:y;               PRIORITY x>b:1",
         // equal priorities never move for priority, only for the share
         "a:2:2 b:2:1;        a; x:30:y y:30:y;        -",
         // a higher member leads: shares among the eligible ignore the lower members' counts
-        "a:1:6 b:1:4 c:0:0;  a; 6;  SHARE o01>b",
+        "a:1:6 b:1:4 c:0:0;  a; 6;  SHARE o01>b:1",
         // an office whose work cannot stop stays; the next movable one goes
-        "a:0:3 b:0:0;        a; x:30:n y:20:y z:10:y; SHARE y>b",
+        "a:0:3 b:0:0;        a; x:30:n y:20:y z:10:y; SHARE y>b:1",
         "a:0:2 b:0:0;        a; x:30:n y:20:n;        -",
         // a negative priority is lower than the default
-        "a:-1:1 b:0:0;       a; x:30:y;               PRIORITY x>b",
+        "a:-1:1 b:0:0;       a; x:30:y;               PRIORITY x>b:1",
         // 3 of 12 led outside the group: while counts move, the floor of 12 / 3 holds them...
         "a:0:1 b:0:4 c:0:4;  b@12; 4; -",
         "a:0:1 b:0:4 c:0:4;  c@12; 4; -",
         // ... once they are quiet, the members' own 9 are shared: 1/4/4 is not the end
-        "a:0:1 b:0:4 c:0:4;  b@12 quiet; 4; SHARE o01>a",
-        "a:0:1 b:0:4 c:0:4;  c@12 quiet; 4; SHARE o01>a",
-        "a:0:2 b:0:3 c:0:4;  c@12 quiet; 4; SHARE o01>a",
+        "a:0:1 b:0:4 c:0:4;  b@12 quiet; 4; SHARE o01>a:1",
+        "a:0:1 b:0:4 c:0:4;  c@12 quiet; 4; SHARE o01>a:1",
+        "a:0:2 b:0:3 c:0:4;  c@12 quiet; 4; SHARE o01>a:1",
         // 4 led outside: 0/4/4, both give to the empty one
-        "a:0:0 b:0:4 c:0:4;  b@12 quiet; 4; SHARE o01>a",
-        "a:0:0 b:0:4 c:0:4;  c@12 quiet; 4; SHARE o01>a",
+        "a:0:0 b:0:4 c:0:4;  b@12 quiet; 4; SHARE o01>a:1",
+        "a:0:0 b:0:4 c:0:4;  c@12 quiet; 4; SHARE o01>a:1",
         // a member in no line is no target, and does not count in the floor
         "a:0:6 b:0:6 c:0:0:out; a quiet; 6; -",
-        "a:0:6 b:0:6 c:0:0;     a quiet; 6; SHARE o01>c",
-        "a:0:8 b:0:4 c:0:0:out; a@12;    8; SHARE o01>b",
-        "a:0:7 b:0:5 c:0:0:out; a@12;    7; SHARE o01>b",
+        "a:0:6 b:0:6 c:0:0;     a quiet; 6; SHARE o01>c:2",
+        "a:0:8 b:0:4 c:0:0:out; a@12;    8; SHARE o01>b:2",
+        "a:0:7 b:0:5 c:0:0:out; a@12;    7; SHARE o01>b:1",
         // the top priority cannot receive: the share falls back to the highest that can
-        "a:0:12 b:0:0 c:5:0;     a; 12; PRIORITY o01>c",
-        "a:0:12 b:0:0 c:5:0:out; a; 12; SHARE o01>b",
+        "a:0:12 b:0:0 c:5:0;     a; 12; PRIORITY o01>c:12",
+        "a:0:12 b:0:0 c:5:0:out; a; 12; SHARE o01>b:6",
         "a:0:12 b:0:0 c:5:0:out; b; 0;  -",
         "a:0:6 b:0:6 c:5:0:out;  a quiet; 6; -",
         "a:0:12 b:1:0:out c:5:0:out; a; 12; -",
         // this member leads, so it receives whatever it published last
-        "a:0:5:out b:0:1;   a quiet; 5; SHARE o01>b",
+        "a:0:5:out b:0:1;   a quiet; 5; SHARE o01>b:2",
       })
   void decides(String members, String self, String led, String expected) {
     // "a@12": member a, campaigning for 12 offices (else: as many as the counts add up to).
@@ -112,7 +113,14 @@ class ShareRuleTest {
         ShareRule.decide(
             members(members), who[0], offices(led), MIN_TENURE, total, quiet, Set.of());
     String got =
-        plan.map(p -> p.reason() + " " + p.offices().get(0) + ">" + String.join(",", p.targets()))
+        plan.map(
+                p ->
+                    p.reason()
+                        + " "
+                        + p.offices().get(0)
+                        + ">"
+                        + String.join(
+                            ",", p.targets().stream().map(t -> t + ":" + p.count(t)).toList()))
             .orElse("-");
     assertThat(got).isEqualTo(expected);
   }

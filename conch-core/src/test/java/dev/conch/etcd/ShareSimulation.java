@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -110,8 +111,7 @@ final class ShareSimulation {
   /** The rounds it took until the last move, once nothing moved for long; -1 if it never stops. */
   int run(int maxRounds) {
     Map<Integer, Map<String, Integer>> excluded = new HashMap<>();
-    Map<Integer, String> pendingTarget = new HashMap<>();
-    Map<Integer, Integer> pendingAfter = new HashMap<>();
+    Map<Integer, Map<String, Integer>> pendingTarget = new HashMap<>();
     Map<Integer, Integer> pendingUntil = new HashMap<>();
     Set<String> states = new HashSet<>();
     states.add(Arrays.toString(counts()));
@@ -131,10 +131,13 @@ final class ShareSimulation {
               && Arrays.equals(view, views.get(views.size() - 3));
       int[] before = counts();
       for (int i = 0; i < n; i++) {
-        String pending = pendingTarget.get(i);
+        Map<String, Integer> pending = pendingTarget.get(i);
         if (pending != null) {
-          int t = index(pending);
-          if (view[t] < pendingAfter.get(i) && round < pendingUntil.get(i)) {
+          boolean shown = true;
+          for (Map.Entry<String, Integer> target : pending.entrySet()) {
+            shown &= view[index(target.getKey())] >= target.getValue();
+          }
+          if (!shown && round < pendingUntil.get(i)) {
             continue;
           }
           pendingTarget.remove(i);
@@ -181,12 +184,19 @@ final class ShareSimulation {
           continue;
         }
         idle[i] = -1;
-        String moved = null;
-        int count = 0;
+        // Each office to the first target still owed one that takes it (the simulation has no
+        // lines: the plan's order stands for them).
+        Map<String, Integer> owed = new HashMap<>();
+        plan.get().targets().forEach(t -> owed.put(t, plan.get().count(t)));
+        Map<String, Integer> given = new LinkedHashMap<>();
         Set<String> refused = new HashSet<>();
-        tries:
         for (String office : plan.get().offices()) {
-          for (String target : moved == null ? plan.get().targets() : List.of(moved)) {
+          boolean any = false;
+          for (String target : plan.get().targets()) {
+            if (owed.get(target) == 0) {
+              continue;
+            }
+            any = true;
             int t = index(target);
             if (round < outUntil[t] || round < refusesUntil[t]) {
               refused.add(target);
@@ -195,11 +205,12 @@ final class ShareSimulation {
             led.get(i).remove(office);
             led.get(t).add(office);
             moves++;
-            moved = target;
-            if (++count == plan.get().count(target)) {
-              break tries;
-            }
-            continue tries;
+            owed.merge(target, -1, Integer::sum);
+            given.merge(target, 1, Integer::sum);
+            break;
+          }
+          if (!any) {
+            break;
           }
         }
         if (trace) {
@@ -209,11 +220,11 @@ final class ShareSimulation {
               Arrays.toString(view),
               quiet,
               i,
-              moved == null
+              given.isEmpty()
                   ? "refused by " + refused
-                  : "-> " + moved + " x" + count + " (" + plan.get().reason() + ")");
+                  : "-> " + given + " (" + plan.get().reason() + ")");
         }
-        if (moved == null) {
+        if (given.isEmpty()) {
           pausedUntil[i] = round + 1 + EXCLUDED;
           for (String target : refused) {
             // Left out of the share from its second refusal in a row on.
@@ -222,10 +233,11 @@ final class ShareSimulation {
             }
           }
         } else {
-          pendingTarget.put(i, moved);
-          pendingAfter.put(i, view[index(moved)] + count);
+          Map<String, Integer> after = new HashMap<>();
+          given.forEach((target, count) -> after.put(target, view[index(target)] + count));
+          pendingTarget.put(i, after);
           pendingUntil.put(i, round + SETTLE);
-          to.set(i, List.of(moved));
+          to.set(i, List.copyOf(given.keySet()));
         }
       }
       int[] after = counts();
@@ -260,7 +272,7 @@ final class ShareSimulation {
       int[] before,
       int[] after,
       Map<Integer, Map<String, Integer>> excluded,
-      Map<Integer, String> pendingTarget) {
+      Map<Integer, Map<String, Integer>> pendingTarget) {
     if (!Arrays.equals(before, after)
         || !Arrays.equals(published, after)
         || round < disturbed
