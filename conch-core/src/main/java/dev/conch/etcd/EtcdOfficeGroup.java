@@ -116,6 +116,7 @@ final class EtcdOfficeGroup implements OfficeGroup {
   private boolean outage;
   private boolean taken;
   private long movesPausedUntil;
+  private long renewalFailures;
   private long lookAgain = TICK;
 
   // The move under way, if any: set and cleared by the group's thread (close reads it).
@@ -159,6 +160,7 @@ final class EtcdOfficeGroup implements OfficeGroup {
     this.settleBound = session.timeout().toNanos();
     this.membershipChangedAt = ticker.nanoTime();
     this.movesPausedUntil = membershipChangedAt;
+    this.renewalFailures = session.renewalFailures();
     this.stopListening = session.listen(this::wake);
     this.thread = new Thread(this::run, "conch-group-" + options.name());
     this.thread.setDaemon(true);
@@ -361,6 +363,14 @@ final class EtcdOfficeGroup implements OfficeGroup {
     }
     List<Member> view = targets.view(seen, options.priority(), now);
     lookAgain = Math.max(1, Math.min(lookAgain, targets.nextChange()));
+    long failures = session.renewalFailures();
+    if (failures != renewalFailures) {
+      // A renewal failed: etcd is slow or away. Moves are optional and the lease is not: none for
+      // a while, so that the renewals have etcd to themselves.
+      renewalFailures = failures;
+      movesPausedUntil =
+          Math.max(movesPausedUntil, now + Math.max(RETRY, options.delay().toNanos()));
+    }
     if (under != null
         || now - membershipChangedAt < options.delay().toNanos()
         || now - movesPausedUntil < 0
@@ -402,6 +412,7 @@ final class EtcdOfficeGroup implements OfficeGroup {
     // sees this first, and does not take the targets' counts as settled until it is cleared.
     handingTo = plan.get().targets();
     publish(leads, receiving, now, true);
+    long failuresBefore = session.renewalFailures();
     move =
         new GroupMove(
             options.name(),
@@ -411,6 +422,8 @@ final class EtcdOfficeGroup implements OfficeGroup {
               return office == null ? null : office.election;
             },
             session.timeout(),
+            session.renewalBudget().attemptTimeout(),
+            () -> session.renewalFailures() != failuresBefore,
             inbox::add,
             inbox::add);
   }

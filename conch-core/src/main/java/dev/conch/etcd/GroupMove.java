@@ -21,7 +21,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -31,19 +33,28 @@ import org.slf4j.LoggerFactory;
 /**
  * One move of a group, on a short-lived thread of its own so that the group's thread goes on
  * publishing and reading while the offices' lose hooks run: hands a {@link ShareRule.Plan}'s
- * offices out in order, {@link #PARALLEL} at a time, each by {@link Election#transferToFirst} to
- * whichever of the targets still owed one ({@linkplain ShareRule.Plan#count(String) its count})
- * stands first in the office's line, until every target got its count, the offices run out, or one
- * hand-over does not go through; tells the group of each hand-over as it is made, then what came of
- * the move. A hand-over counts as a {@link Move} only when it happened: the term ended by the
- * hand-over (not lost meanwhile) and the target leads next.
+ * offices out in order, up to {@link #PARALLEL} at a time as etcd keeps up, each by {@link
+ * Election#transferToFirst} to whichever of the targets still owed one ({@linkplain
+ * ShareRule.Plan#count(String) its count}) stands first in the office's line, until every target
+ * got its count, the offices run out, or one hand-over does not go through; tells the group of each
+ * hand-over as it is made, then what came of the move. A hand-over counts as a {@link Move} only
+ * when it happened: the term ended by the hand-over (not lost meanwhile) and the target leads next.
  */
 final class GroupMove {
 
   private static final Logger log = LoggerFactory.getLogger(dev.conch.OfficeGroup.class);
 
-  /** How many offices of one batch are handed over at the same time, at most. */
+  /**
+   * How many offices of one batch are handed over at the same time, at most: from one, one more
+   * after each quick hand-over, half as many after a slow one.
+   */
   static final int PARALLEL = 8;
+
+  /**
+   * After this many offices in a row that none of the targets still owed stands in the line of, the
+   * batch ends: a target in no line is not tried against every office this member leads.
+   */
+  private static final int REFUSALS_IN_A_ROW = 2 * PARALLEL;
 
   /** What came of a move. */
   sealed interface Outcome {}
@@ -61,9 +72,13 @@ final class GroupMove {
   private final ShareRule.Plan plan;
   private final Function<String, @Nullable Election> elections;
   private final Duration bound;
+  private final long slow;
+  private final long fast;
+  private final BooleanSupplier strained;
   private final Consumer<Move> made;
   private final Thread thread;
   private final Set<String> handing = ConcurrentHashMap.newKeySet();
+  private final List<Thread> helpers = new CopyOnWriteArrayList<>();
   private volatile boolean stopping;
 
   /**
@@ -73,6 +88,9 @@ final class GroupMove {
    * @param plan what to try
    * @param elections the group's election of an office, or null when it left the group
    * @param bound how long to wait for the end of the term and the next leader to show
+   * @param quick a hand-over that takes longer than this is slow: half as many at a time after it,
+   *     one more after one that took a quarter of it (the session's renewal attempt timeout)
+   * @param strained whether a lease renewal failed since the move began: it starts no more
    * @param made told of each hand-over as it is made, on the thread that made it
    * @param done told of the outcome once, on the move's thread, after every {@code made}
    */
@@ -81,12 +99,17 @@ final class GroupMove {
       ShareRule.Plan plan,
       Function<String, @Nullable Election> elections,
       Duration bound,
+      Duration quick,
+      BooleanSupplier strained,
       Consumer<Move> made,
       Consumer<Outcome> done) {
     this.group = group;
     this.plan = plan;
     this.elections = elections;
     this.bound = bound;
+    this.slow = quick.toNanos();
+    this.fast = quick.toNanos() / 4;
+    this.strained = strained;
     this.made = made;
     this.thread =
         new Thread(
@@ -124,15 +147,16 @@ final class GroupMove {
     stopping = true;
   }
 
+  /** Interrupts the move and the hand-overs under way. */
   void interrupt() {
     thread.interrupt();
+    helpers.forEach(Thread::interrupt);
   }
 
   private Outcome run() throws InterruptedException {
     Batch batch = new Batch();
     int owed = plan.targets().stream().mapToInt(plan::count).sum();
     int threads = Math.max(1, Math.min(PARALLEL, Math.min(owed, plan.offices().size())));
-    List<Thread> helpers = new ArrayList<>();
     for (int i = 1; i < threads; i++) {
       Thread helper = new Thread(batch::work, thread.getName() + "-" + i);
       helper.setDaemon(true);
@@ -149,7 +173,8 @@ final class GroupMove {
   /**
    * The plan's offices handed out by up to {@link #PARALLEL} threads: each takes the next office
    * and hands it to whichever target still owed one stands first in its line, until every target
-   * got its count, the offices run out, or a hand-over does not go through.
+   * got its count, the offices run out, a hand-over does not go through, {@link #REFUSALS_IN_A_ROW}
+   * offices in a row had none of them in line, or a lease renewal failed.
    */
   private final class Batch {
     private final Iterator<String> next = plan.offices().iterator();
@@ -157,6 +182,9 @@ final class GroupMove {
     private final List<Move> moves = new ArrayList<>();
     private final Set<String> refused = new LinkedHashSet<>();
     private int inFlight;
+    private int window = 1;
+    private int refusedInARow;
+    private boolean yielded;
     private @Nullable Outcome failed;
 
     Batch() {
@@ -170,18 +198,41 @@ final class GroupMove {
         String name;
         List<String> targets;
         synchronized (this) {
-          // A target is offered only what the hand-overs under way cannot have taken already.
-          targets =
-              owed.entrySet().stream()
-                  .filter(e -> e.getValue() - inFlight > 0)
-                  .map(Map.Entry::getKey)
-                  .toList();
-          if (stopping || failed != null || targets.isEmpty() || !next.hasNext()) {
-            return;
+          while (true) {
+            // A target is offered only what the hand-overs under way cannot have taken already.
+            targets =
+                owed.entrySet().stream()
+                    .filter(e -> e.getValue() - inFlight > 0)
+                    .map(Map.Entry::getKey)
+                    .toList();
+            if (stopping
+                || failed != null
+                || targets.isEmpty()
+                || !next.hasNext()
+                || refusedInARow >= REFUSALS_IN_A_ROW) {
+              notifyAll();
+              return;
+            }
+            if (strained.getAsBoolean()) {
+              // The lease comes first: a move can wait, a lapsed lease ends every term.
+              yielded = true;
+              notifyAll();
+              return;
+            }
+            if (inFlight < window) {
+              break;
+            }
+            try {
+              wait(TimeUnit.NANOSECONDS.toMillis(bound.toNanos()));
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              return;
+            }
           }
           name = next.next();
           inFlight++;
         }
+        long started = System.nanoTime();
         @Nullable Outcome outcome;
         try {
           outcome = hand(name, targets);
@@ -189,23 +240,41 @@ final class GroupMove {
           Thread.currentThread().interrupt();
           outcome = new NotMoved("interrupted", false);
         }
+        long took = System.nanoTime() - started;
         synchronized (this) {
           inFlight--;
           if (outcome instanceof Moved moved) {
+            refusedInARow = 0;
             for (Move move : moved.moves()) {
               moves.add(move);
               owed.merge(move.to(), -1, Integer::sum);
             }
+            // As many at a time as etcd answers quickly: one more after a quick hand-over, half
+            // as many after a slow one.
+            if (took <= fast) {
+              window = Math.min(PARALLEL, window + 1);
+            } else if (took > slow) {
+              window = Math.max(1, window / 2);
+            }
           } else if (outcome instanceof Refused r) {
+            refusedInARow++;
             refused.addAll(r.targets());
           } else if (outcome != null && failed == null) {
             failed = outcome;
           }
+          notifyAll();
         }
       }
     }
 
     synchronized Outcome outcome() {
+      if (yielded) {
+        log.info(
+            "group {}: a lease renewal failed; the move ends after {} offices so that the"
+                + " renewals have etcd to themselves",
+            group,
+            moves.size());
+      }
       if (!moves.isEmpty()) {
         if (failed != null) {
           log.info("group {}: moved {} offices, then: {}", group, moves.size(), failed);
@@ -214,6 +283,9 @@ final class GroupMove {
       }
       if (failed != null) {
         return failed;
+      }
+      if (yielded) {
+        return new NotMoved("a lease renewal failed", false);
       }
       return refused.isEmpty()
           ? new NotMoved("nothing was left to hand over", false)

@@ -60,6 +60,8 @@ final class LeaseKeeper implements AutoCloseable {
   /** etcd refuses transactions of more than 128 operations by default ({@code --max-txn-ops}). */
   private static final int KEYS_PER_CHECK = 128;
 
+  private static final GetOption KEYS_ONLY = GetOption.builder().withKeysOnly(true).build();
+
   /** etcd's error for a transaction over its {@code --max-txn-ops} (ErrGRPCTooManyOps). */
   static final String TOO_MANY_OPS = "too many operations in txn request";
 
@@ -570,7 +572,8 @@ final class LeaseKeeper implements AutoCloseable {
 
   /**
    * Reads {@code keys} in linearizable transactions of up to {@link #keysPerCheck} gets: one
-   * request for all but the largest sessions.
+   * request for all but the largest sessions. Keys only: a check reads a key's create revision and
+   * lease, never its value (a holder's record is several times the size of its key).
    */
   private CompletableFuture<Confirmation> confirmRead(List<HeldKey> keys) {
     int size = keysPerCheck.get();
@@ -580,7 +583,7 @@ final class LeaseKeeper implements AutoCloseable {
       List<HeldKey> chunk = keys.subList(from, Math.min(keys.size(), from + size));
       Op[] gets = new Op[chunk.size()];
       for (int i = 0; i < gets.length; i++) {
-        gets[i] = Op.get(chunk.get(i).key(), GetOption.DEFAULT);
+        gets[i] = Op.get(chunk.get(i).key(), KEYS_ONLY);
       }
       chunks.add(chunk);
       answers.add(client.getKVClient().txn().Then(gets).commit());
