@@ -36,9 +36,10 @@ import org.slf4j.LoggerFactory;
  * offices out in order, up to {@link #PARALLEL} at a time as etcd keeps up, each by {@link
  * Election#transferToFirst} to whichever of the targets still owed one ({@linkplain
  * ShareRule.Plan#count(String) its count}) stands first in the office's line, until every target
- * got its count, the offices run out, or one hand-over does not go through; tells the group of each
- * hand-over as it is made, then what came of the move. A hand-over counts as a {@link Move} only
- * when it happened: the term ended by the hand-over (not lost meanwhile) and the target leads next.
+ * got its count, the offices run out, one hand-over does not go through or a lease renewal fails;
+ * tells the group of each hand-over as it is made, then what came of the move. A hand-over counts
+ * as a {@link Move} only when it happened: the term ended by the hand-over (not lost meanwhile) and
+ * the target leads next.
  */
 final class GroupMove {
 
