@@ -1,8 +1,6 @@
 package dev.conch.etcd;
 
 import dev.conch.Election;
-import dev.conch.ElectionEvent;
-import dev.conch.ElectionListener;
 import dev.conch.Holder;
 import dev.conch.NotLeaderException;
 import dev.conch.OfficeGroup;
@@ -305,7 +303,7 @@ final class GroupMove {
       return null;
     }
     long token = election.token().orElse(0);
-    Ending ending = new Ending(token);
+    TermEnding ending = new TermEnding(token);
     AutoCloseable listening = election.addListener(ending);
     handing.add(name);
     try {
@@ -344,7 +342,8 @@ final class GroupMove {
   }
 
   /** Whether the transfer that returned ended the term by hand-over, to the target. */
-  private Outcome outcome(Election election, Ending ending, Move move) throws InterruptedException {
+  private Outcome outcome(Election election, TermEnding ending, Move move)
+      throws InterruptedException {
     long deadline = System.nanoTime() + bound.toNanos();
     State end = ending.awaitEnd(deadline);
     if (end != State.TRANSFERRED) {
@@ -380,49 +379,5 @@ final class GroupMove {
             + " leads it next, not "
             + move.to(),
         false);
-  }
-
-  /** How the term of {@code token} ended, as the election's events tell. */
-  private static final class Ending implements ElectionListener {
-    private final long token;
-    private @Nullable State end;
-    private long events;
-
-    Ending(long token) {
-      this.token = token;
-    }
-
-    @Override
-    public synchronized void onEvent(ElectionEvent event) {
-      if (end == null) {
-        if (event instanceof ElectionEvent.Transferred t && t.token() == token) {
-          end = State.TRANSFERRED;
-        } else if (event instanceof ElectionEvent.Lost l && l.token() == token) {
-          end = State.LOST;
-        } else if (event instanceof ElectionEvent.Resigned r && r.token() == token) {
-          end = State.RESIGNED;
-        }
-      }
-      events++;
-      notifyAll();
-    }
-
-    synchronized @Nullable State awaitEnd(long deadline) throws InterruptedException {
-      long left;
-      while (end == null && (left = deadline - System.nanoTime()) > 0) {
-        TimeUnit.NANOSECONDS.timedWait(this, left);
-      }
-      return end;
-    }
-
-    /** Waits for the next event of the election, at most until {@code deadline} or 100 ms. */
-    synchronized void awaitEvent(long deadline) throws InterruptedException {
-      long seen = events;
-      long until = Math.min(deadline, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100));
-      long left;
-      while (events == seen && (left = until - System.nanoTime()) > 0) {
-        TimeUnit.NANOSECONDS.timedWait(this, left);
-      }
-    }
   }
 }
