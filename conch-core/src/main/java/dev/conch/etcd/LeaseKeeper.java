@@ -31,6 +31,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import java.util.function.ToIntFunction;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,6 +60,12 @@ final class LeaseKeeper implements AutoCloseable {
 
   /** etcd refuses transactions of more than 128 operations by default ({@code --max-txn-ops}). */
   private static final int KEYS_PER_CHECK = 128;
+
+  /**
+   * How many transactions a round spends on keys that only wake someone beyond the terms' own
+   * ({@link #heldKeysOf}): 1 024 of them at etcd's default limit.
+   */
+  static final int BELT_TRANSACTIONS = 8;
 
   private static final GetOption KEYS_ONLY = GetOption.builder().withKeysOnly(true).build();
 
@@ -89,6 +96,10 @@ final class LeaseKeeper implements AutoCloseable {
   private final AtomicLong renewalFailures = new AtomicLong();
   private final UnexpectedFailures unexpected = new UnexpectedFailures(log);
   private final Thread thread;
+  // The keeper's thread's own: the rounds so far, which of the keys that only wake someone a round
+  // reads ({@link #heldKeysOf}).
+  private long rounds;
+
   // The keeper's thread's own: renewals and confirming reads of the current lease still open.
   private final OpenAttempts<LeaseKeepAliveResponse> renewals;
   private final OpenAttempts<Confirmation> reads;
@@ -560,10 +571,38 @@ final class LeaseKeeper implements AutoCloseable {
     }
   }
 
+  /**
+   * The keys this round reads: every term's own key, and of the keys that only wake someone (a
+   * follower's predecessor, a ghost key's guard) as many as fill the terms' last transaction and
+   * {@link #BELT_TRANSACTIONS} more. When there are more of those, each is read every n-th round
+   * (by its identity, so each in turn), n as small as lets them fit: a session of 10 000 followers
+   * sends 8 transactions a round, not 79, and its rounds stay short enough for the renewal beside
+   * them. Their watches tell of a deletion at once; the round only catches one a watch missed.
+   */
   private List<HeldKey> heldKeysOf(Lease current) {
-    List<HeldKey> keys = new ArrayList<>();
+    List<HeldKey> terms = new ArrayList<>();
+    List<HeldKey> wakers = new ArrayList<>();
     for (HeldKey key : held) {
       if (key.leaseId() == current.id) {
+        (key.confirmsTerm() ? terms : wakers).add(key);
+      }
+    }
+    return roundOf(terms, wakers, keysPerCheck.get(), rounds++, System::identityHashCode);
+  }
+
+  /**
+   * What round {@code round} reads ({@link #heldKeysOf}): all of {@code terms}, and those of {@code
+   * wakers} whose turn it is, at {@code perTransaction} keys a transaction; {@code turn} spreads
+   * the wakers over the rounds.
+   */
+  static <K> List<K> roundOf(
+      List<K> terms, List<K> wakers, int perTransaction, long round, ToIntFunction<K> turn) {
+    List<K> keys = new ArrayList<>(terms);
+    long transactions = (terms.size() + perTransaction - 1) / perTransaction + BELT_TRANSACTIONS;
+    long room = perTransaction * transactions - terms.size();
+    long every = (wakers.size() + room - 1) / room;
+    for (K key : wakers) {
+      if (every <= 1 || Math.floorMod(turn.applyAsInt(key), every) == round % every) {
         keys.add(key);
       }
     }
@@ -678,8 +717,20 @@ final class LeaseKeeper implements AutoCloseable {
     return a.compareTo(b) >= 0 ? a : b;
   }
 
-  /** A key read in every round of a lease: a term's own key, or the key a follower waits behind. */
+  /**
+   * A key read in the rounds of a lease: a term's own key (every round), or a key whose deletion
+   * only wakes someone, such as the key a follower waits behind (every round while they fit, see
+   * {@link #heldKeysOf}).
+   */
   interface HeldKey {
+
+    /**
+     * Whether the term's validity rests on this key's reads ({@link #confirmed} extends it): then
+     * it is read in every round. Otherwise a missed read only delays whom its deletion wakes.
+     */
+    default boolean confirmsTerm() {
+      return true;
+    }
 
     /** The lease in whose rounds the key is read. */
     long leaseId();
