@@ -93,7 +93,7 @@ final class HandOver {
     if (line.isEmpty() || line.get(0).rev() != leader.rev()) {
       throw new NotLeaderException(office);
     }
-    if (targetIds.equals(List.of(leader.id()))) {
+    if (targetIds.size() == 1 && targetIds.get(0).equals(leader.id())) {
       throw new TransferRefusedException(
           office, targets, "that is this candidate, the leader; " + live(line));
     }
