@@ -20,7 +20,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -222,7 +221,7 @@ final class GroupMove {
               break;
             }
             try {
-              wait(TimeUnit.NANOSECONDS.toMillis(bound.toNanos()));
+              wait(Math.max(1, bound.toMillis()));
             } catch (InterruptedException e) {
               Thread.currentThread().interrupt();
               return;

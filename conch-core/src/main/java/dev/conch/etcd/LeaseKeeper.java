@@ -96,11 +96,9 @@ final class LeaseKeeper implements AutoCloseable {
   private final AtomicLong renewalFailures = new AtomicLong();
   private final UnexpectedFailures unexpected = new UnexpectedFailures(log);
   private final Thread thread;
-  // The keeper's thread's own: the rounds so far, which of the keys that only wake someone a round
-  // reads ({@link #heldKeysOf}).
+  // The keeper's thread's own: the rounds so far (whose turn it is among the keys that only wake
+  // someone, heldKeysOf), and the renewals and confirming reads of the current lease still open.
   private long rounds;
-
-  // The keeper's thread's own: renewals and confirming reads of the current lease still open.
   private final OpenAttempts<LeaseKeepAliveResponse> renewals;
   private final OpenAttempts<Confirmation> reads;
 

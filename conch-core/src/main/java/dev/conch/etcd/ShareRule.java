@@ -3,13 +3,13 @@ package dev.conch.etcd;
 import dev.conch.OfficeGroup.Member;
 import dev.conch.OfficeGroup.Reason;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.ToIntFunction;
 
 /**
  * What one member of a group gives away next, from what it sees: a pure function, so that the
@@ -136,13 +136,11 @@ final class ShareRule {
               .sorted()
               .toList();
       // Spread over the eligible: each move gives the one leading fewest its part.
-      int part = eligible.isEmpty() ? 1 : (due.size() + eligible.size() - 1) / eligible.size();
-      return plan(due, eligible, Reason.PRIORITY, target -> Math.max(1, part));
-    }
-    List<Member> fewer =
-        eligible.stream().filter(m -> m.leads() <= mine - 2 && !moving.contains(m.id())).toList();
-    if (fewer.isEmpty()) {
-      return Optional.empty();
+      int part =
+          eligible.isEmpty()
+              ? 1
+              : Math.max(1, (due.size() + eligible.size() - 1) / eligible.size());
+      return plan(due, eligible, Reason.PRIORITY, Collections.nCopies(eligible.size(), part));
     }
     List<Slot> slots = slots(eligible, new Member(self, top, mine, true), offices, quiet, moving);
     if (slots.isEmpty()) {
@@ -155,13 +153,11 @@ final class ShareRule {
             .sorted(Comparator.comparingLong(Office::heldNanos).reversed())
             .map(Office::name)
             .toList();
-    Map<Member, Integer> counts = new HashMap<>();
-    slots.forEach(slot -> counts.put(slot.target(), slot.count()));
     return plan(
         movable,
         slots.stream().map(Slot::target).toList(),
         Reason.SHARE,
-        target -> counts.getOrDefault(target, 1));
+        slots.stream().map(Slot::count).toList());
   }
 
   /** A receiver matched by {@link #slots}, and how many offices this member gives it now. */
@@ -252,16 +248,13 @@ final class ShareRule {
     return end.getOrDefault(receiver.id(), floor) - receiver.leads();
   }
 
+  /** The plan, or empty when there is nothing to give or nobody to give to. */
   private static Optional<Plan> plan(
-      List<String> offices, List<Member> targets, Reason reason, ToIntFunction<Member> count) {
+      List<String> offices, List<Member> targets, Reason reason, List<Integer> counts) {
     if (offices.isEmpty() || targets.isEmpty()) {
       return Optional.empty();
     }
     return Optional.of(
-        new Plan(
-            offices,
-            targets.stream().map(Member::id).toList(),
-            reason,
-            targets.stream().map(count::applyAsInt).toList()));
+        new Plan(offices, targets.stream().map(Member::id).toList(), reason, counts));
   }
 }
