@@ -129,6 +129,10 @@ abstract class FenceTermContract extends FenceContract {
     assumeTrue(queuesLockRequestsInOrder(), "a database that serves lock requests in order");
     String office = newOffice();
     lead(office, STALE, "stale-before");
+    // The measured raise must not be the JVM's first: a cold raise (classes, the dialect, the
+    // driver's first statements) can take longer than a stale transaction, and checks that pass
+    // before it asks for the fence jump no queue.
+    raise(newOffice(), STALE, "warm-up");
     int workers = 8;
     AtomicBoolean stop = new AtomicBoolean();
     AtomicInteger passed = new AtomicInteger();
@@ -167,8 +171,13 @@ abstract class FenceTermContract extends FenceContract {
               }));
     }
     assertThat(allHolding.await(20, TimeUnit.SECONDS)).isTrue();
-    raiseBegan.set(System.nanoTime());
-    long earlier = raise(office, NEWER, "newer");
+    long earlier;
+    try (Connection c = connect()) {
+      // From here on: opening the raise's connection (tens of ms on a busy machine) is not asking
+      // for the fence, and stale checks that passed meanwhile jumped no queue.
+      raiseBegan.set(System.nanoTime());
+      earlier = fence.raise(c, term(office, NEWER, "newer"));
+    }
     stop.set(true);
     for (Future<Void> worker : stale) {
       value(worker);
