@@ -7,9 +7,6 @@ import dev.conch.Holder;
 import dev.conch.Leadership;
 import dev.conch.LossReason;
 import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Watch;
-import io.etcd.jetcd.options.WatchOption;
-import io.etcd.jetcd.watch.WatchEvent;
 import java.time.Instant;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -17,11 +14,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Leadership held through a key: ends when the key is deleted or the lease is gone. The key is
- * watched for a deletion by someone else (at once), and confirmed by the lease keeper in every
- * renewal round (at the latest one renew interval after a deletion, even when no watch works).
- * There is exactly one watcher at a time: a watch that fails is not re-created from its own
- * callback but by the next round that confirms the key, from the revision that round read.
+ * Leadership held through a key: ends when the key is deleted or the lease is gone. The session's
+ * watch tells of a deletion by someone else at once ({@link DeletionWatch}), and the lease keeper
+ * confirms the key in every renewal round (at the latest one renew interval after a deletion, even
+ * when no watch works). When the watch cannot tell (a compaction, a win read before the watch
+ * began), the next round that confirms the key waits again from the revision that round read.
  */
 final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
 
@@ -38,9 +35,10 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
   private final long confirmRevision;
   private final Runnable left;
 
-  // Guarded by watching; never held while calling into jetcd (see watchFrom).
+  // Guarded by watching; never held while calling the watch (see watchFrom).
   private final Object watching = new Object();
-  private @Nullable Watching current;
+  private boolean watched;
+  private Runnable unwatch = () -> {};
 
   // How the term ended and where its end trims the history (TermHistory), for the release.
   private volatile @Nullable Ending ending;
@@ -79,74 +77,53 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
   }
 
   /**
-   * Starts watching the key from the revision that confirmed the win. Called once the term has been
-   * handed on, so that setting up the watch does not delay it: a deletion meanwhile is still seen,
-   * since the watch starts from that revision.
+   * Starts waiting for the key's deletion from the revision that confirmed the win. Called once the
+   * term has been handed on, so that it does not delay it: a deletion meanwhile is still seen,
+   * since the wait starts from that revision.
    */
   void watch() {
     watchFrom(confirmRevision + 1);
   }
 
   /**
-   * Replaces the watcher by one from {@code revision}; callbacks of the old one are ignored.
-   *
-   * <p>No conch monitor is held while jetcd is called: jetcd 0.8.7 runs a watcher's {@code onError}
-   * and {@code onCompleted} while holding the watch client's one lock, which {@code watch()} and
-   * {@code close()} take too. A monitor held across {@code watch()} that a callback also wanted
-   * stopped the keeper and a jetcd thread for good. The callbacks take no lock at all.
+   * Waits for the key's deletion on the session's watch ({@link DeletionWatch}) from {@code
+   * revision}, unless a wait is on. No monitor is held while the watch is called: its callbacks may
+   * run under jetcd's client-wide watch lock.
    */
   private void watchFrom(long revision) {
-    Watching next = new Watching();
-    Watching old;
     synchronized (watching) {
-      if (stopped) {
+      if (stopped || watched) {
         return;
       }
-      old = current;
-      current = next;
+      watched = true;
     }
-    if (old != null) {
-      old.close();
-    }
-    Watch.Watcher created;
-    try {
-      created =
-          session
-              .client()
-              .getWatchClient()
-              .watch(
-                  key,
-                  WatchOption.builder()
-                      .withRevision(revision)
-                      .withNoPut(true)
-                      .withRequireLeader(true)
-                      .build(),
-                  Watch.listener(
-                      response -> {
-                        if (response.getEvents().stream()
-                            .anyMatch(e -> e.getEventType() == WatchEvent.EventType.DELETE)) {
-                          markDeleted();
-                        }
-                      },
-                      error -> next.broken = true,
-                      () -> next.broken = true));
-    } catch (RuntimeException e) {
-      // A closed client: the keeper's rounds still confirm the key, and try again.
-      next.broken = true;
-      log.debug("office '{}': could not watch own key: {}", office, e.toString());
-      return;
-    }
-    if (!next.attach(created)) {
-      created.close();
-    }
-  }
+    Runnable stop =
+        session
+            .deletions()
+            .await(
+                key,
+                revision,
+                new DeletionWatch.Waiter() {
+                  @Override
+                  public void deleted() {
+                    markDeleted();
+                  }
 
-  /** Takes the current watch away; its callbacks are ignored from now on. */
-  private @Nullable Watching detach() {
+                  @Override
+                  public void unknown() {
+                    // The next round that confirms the key waits again, from its revision.
+                    synchronized (watching) {
+                      watched = false;
+                    }
+                  }
+                });
+    boolean late;
     synchronized (watching) {
-      Watching old = current;
-      current = null;
-      return old;
+      late = stopped;
+      unwatch = stop;
+    }
+    if (late) {
+      stop.run();
     }
   }
 
@@ -163,14 +140,7 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
   @Override
   public void confirmed(long validUntil, long revision) {
     confirmedUntil = validUntil;
-    boolean rewatch;
-    synchronized (watching) {
-      rewatch = current == null || current.broken;
-    }
-    if (rewatch && !stopped) {
-      session.countRewatch();
-      watchFrom(revision + 1);
-    }
+    watchFrom(revision + 1); // only when the watch could not tell of a deletion since the win
   }
 
   @Override
@@ -200,10 +170,11 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
     }
     unhold.run();
     unlisten.run();
-    Watching last = detach();
-    if (last != null) {
-      last.close();
+    Runnable stop;
+    synchronized (watching) {
+      stop = unwatch;
     }
+    stop.run();
   }
 
   /**
@@ -259,36 +230,5 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
       return Optional.of(LossReason.KEY_DELETED);
     }
     return Optional.ofNullable(lease.gone);
-  }
-
-  /**
-   * One watch of the key. Its callbacks only set {@link #broken}: they run under jetcd's lock. A
-   * watch replaced before jetcd returned its watcher is closed by whoever comes second.
-   */
-  private static final class Watching {
-    volatile boolean broken;
-    private Watch.@Nullable Watcher watcher;
-    private boolean closed;
-
-    /** Keeps {@code created}, or returns false when this watch was closed meanwhile. */
-    synchronized boolean attach(Watch.Watcher created) {
-      if (closed) {
-        return false;
-      }
-      watcher = created;
-      return true;
-    }
-
-    void close() {
-      Watch.Watcher last;
-      synchronized (this) {
-        closed = true;
-        last = watcher;
-        watcher = null;
-      }
-      if (last != null) {
-        last.close(); // outside the lock: jetcd calls onCompleted from close()
-      }
-    }
   }
 }

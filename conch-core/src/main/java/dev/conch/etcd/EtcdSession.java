@@ -49,7 +49,7 @@ public final class EtcdSession implements AutoCloseable {
   private final Map<String, FencedElection> elections = new ConcurrentHashMap<>();
   private final List<OfficeGroup> groups = new CopyOnWriteArrayList<>();
   private final AtomicLong wakeups = new AtomicLong();
-  private final AtomicLong rewatches = new AtomicLong();
+  private final DeletionWatch deletions;
   private final InFlight requests = new InFlight(CAMPAIGN_REQUESTS);
   private final GhostKeys ghosts = new GhostKeys(this);
   private final TermHistory history;
@@ -63,7 +63,9 @@ public final class EtcdSession implements AutoCloseable {
     this.client = client;
     this.options = options;
     this.ticker = options.ticker();
-    this.keeper = new LeaseKeeper(client, options, this::retryPending, this::revoke);
+    this.keeper = new LeaseKeeper(client, options, this::tick, this::revoke);
+    this.deletions =
+        new DeletionWatch(client::getWatchClient, EtcdCalls.bytes(options.prefix()), ticker);
     this.campaignFailures =
         new CampaignFailureLog(ticker, options.timeout(), this::campaigningOffices);
     this.history = new TermHistory(this, options.historyTerms());
@@ -196,13 +198,9 @@ public final class EtcdSession implements AutoCloseable {
     wakeups.incrementAndGet();
   }
 
-  /** How many times a term's watch of its own key was re-created after it broke. */
-  long rewatches() {
-    return rewatches.get();
-  }
-
-  void countRewatch() {
-    rewatches.incrementAndGet();
+  /** The session's one watch of its elections' deletions. */
+  DeletionWatch deletions() {
+    return deletions;
   }
 
   /**
@@ -246,6 +244,7 @@ public final class EtcdSession implements AutoCloseable {
       closed = true;
     }
     LeaseKeeper.Lease last = keeper.stop();
+    deletions.close(); // before the revoke: its deletions are no one's business now
     if (last != null && last.gone == null) {
       try {
         EtcdCalls.awaitUninterruptibly(
@@ -296,9 +295,18 @@ public final class EtcdSession implements AutoCloseable {
     return keeper.lease();
   }
 
-  /** {@link #lease()} for a campaign: its failure is said once for all offices. */
+  /**
+   * {@link #lease()} for a campaign: its failure is said once for all offices. The session's watch
+   * of deletions starts from the first lease's revision, before any read the campaigns make.
+   */
   CompletableFuture<LeaseKeeper.Lease> campaignLease() {
-    return campaignFailures.watch(keeper.lease());
+    return campaignFailures
+        .watch(keeper.lease())
+        .thenApply(
+            lease -> {
+              deletions.begin(lease.revision + 1);
+              return lease;
+            });
   }
 
   /** The offices of the elections of this session that are not closed. */
@@ -341,6 +349,12 @@ public final class EtcdSession implements AutoCloseable {
           new PendingAction(
               "revoking lease " + gone.hex(), () -> client.getLeaseClient().revoke(gone.id)));
     }
+  }
+
+  /** After every renewal round: the pending actions, and the watch mended if it broke. */
+  private void tick() {
+    retryPending();
+    deletions.repair();
   }
 
   /**

@@ -764,12 +764,15 @@ final class LeaseKeeper implements AutoCloseable {
   /** The session's lease: valid until {@code validUntil} unless {@code gone} says why not. */
   static final class Lease {
     final long id;
+    // The revision etcd answered the grant at: every read made with the lease is at it or later.
+    final long revision;
     volatile long validUntil;
     volatile long ttlNanos;
     volatile @Nullable LossReason gone;
 
     Lease(long id, long validUntil, LeaseGrantResponse granted) {
       this.id = id;
+      this.revision = granted.getHeader().getRevision();
       this.validUntil = validUntil;
       this.ttlNanos = TimeUnit.SECONDS.toNanos(granted.getTTL());
     }

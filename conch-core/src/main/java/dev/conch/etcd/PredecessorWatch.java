@@ -2,21 +2,18 @@ package dev.conch.etcd;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.Watch;
-import io.etcd.jetcd.options.WatchOption;
-import io.etcd.jetcd.watch.WatchEvent;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * How a follower learns that the key it waits behind is gone, at the cost of a watch and a timer,
- * no thread. Two things can tell of the deletion: a watch on that key alone, from the revision that
- * found it (it requires an etcd leader, so a member cut off from the quorum ends it at once instead
- * of keeping it silent), and the lease keeper's round, which reads the keys followers wait behind
- * together with the leaders' keys: one request per round for every office of the session, so a
- * watch that resumed silently or stalled delays the successor by one renew interval at most (more
- * than 1 024 followers in a session share the round's reads, each every n-th round: {@link
- * LeaseKeeper#BELT_TRANSACTIONS}), and no follower re-reads on its own.
+ * How a follower learns that the key it waits behind is gone, at the cost of a wait and a timer, no
+ * thread and no watch of its own. Two things can tell of the deletion: the session's one watch
+ * ({@link DeletionWatch}), from the revision that found the key, and the lease keeper's round,
+ * which reads the keys followers wait behind together with the leaders' keys: one request per round
+ * for every office of the session, so a watch that resumed silently or stalled delays the successor
+ * by one renew interval at most (more than 1 024 followers in a session share the round's reads,
+ * each every n-th round: {@link LeaseKeeper#BELT_TRANSACTIONS}), and no follower re-reads on its
+ * own.
  */
 final class PredecessorWatch {
 
@@ -26,34 +23,31 @@ final class PredecessorWatch {
   private PredecessorWatch() {}
 
   /**
-   * Completes with true once {@code predecessor} is deleted, with false when the watch failed, the
-   * lease changed, or {@value #FOLLOWER_RECHECK} renew intervals passed (the caller reads again),
-   * or when the caller completes it; the watch and the keeper's hold end with it.
+   * Completes with true once {@code predecessor} is deleted, with false when the watch cannot tell
+   * (a compaction), the lease changed, or {@value #FOLLOWER_RECHECK} renew intervals passed (the
+   * caller reads again), or when the caller completes it; the watch and the keeper's hold end with
+   * it.
    */
   static CompletableFuture<Boolean> deletionOf(
       EtcdSession session, KeyValue predecessor, long fromRevision, LeaseKeeper.Lease lease) {
     CompletableFuture<Boolean> deleted = new CompletableFuture<>();
-    Watch.Watcher watcher =
+    Runnable unwatch =
         session
-            .client()
-            .getWatchClient()
-            .watch(
+            .deletions()
+            .await(
                 predecessor.getKey(),
-                WatchOption.builder()
-                    .withRevision(fromRevision)
-                    .withNoPut(true)
-                    .withRequireLeader(true)
-                    .build(),
-                Watch.listener(
-                    response -> {
-                      for (WatchEvent event : response.getEvents()) {
-                        if (event.getEventType() == WatchEvent.EventType.DELETE) {
-                          deleted.complete(true);
-                        }
-                      }
-                    },
-                    error -> deleted.complete(false),
-                    () -> deleted.complete(false)));
+                fromRevision,
+                new DeletionWatch.Waiter() {
+                  @Override
+                  public void deleted() {
+                    deleted.complete(true);
+                  }
+
+                  @Override
+                  public void unknown() {
+                    deleted.complete(false);
+                  }
+                });
     Runnable unhold = session.keeper().hold(new Ahead(predecessor, lease.id, deleted));
     Runnable unlisten =
         session.listen(
@@ -72,7 +66,7 @@ final class PredecessorWatch {
         (seen, error) -> {
           unlisten.run();
           unhold.run();
-          watcher.close();
+          unwatch.run();
         });
     return deleted;
   }

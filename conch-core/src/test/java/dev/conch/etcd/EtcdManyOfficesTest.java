@@ -21,13 +21,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A process with many offices, on a real etcd: they all come to lead, none loses on the way, and
- * the process does not need a thread per office. Sending every campaign at once once made etcd
- * answer so late that the lease's renewals failed and each term ended before it began.
+ * the process needs neither a thread nor a watch per office. Sending every campaign at once once
+ * made etcd answer so late that the lease's renewals failed and each term ended before it began.
  */
 @Timeout(180)
 class EtcdManyOfficesTest {
 
   private static final int OFFICES = 1000;
+  private static final String WATCHERS = "etcd_debugging_mvcc_watcher_total";
 
   @RegisterExtension static final EtcdExtension etcd = EtcdExtension.members(1);
 
@@ -41,6 +42,7 @@ class EtcdManyOfficesTest {
   @Test
   void aThousandOfficesOfOneSessionAllLeadWithoutALossOnAHandfulOfThreads() throws Exception {
     int threadsBefore = ManagementFactory.getThreadMXBean().getThreadCount();
+    double watchersBefore = etcd.cluster().member(0).metric(WATCHERS);
     Client client = etcds.client(etcd.cluster());
     EtcdSession session = etcds.session(client, SessionOptions.defaults());
     Queue<ElectionEvent> losses = new ConcurrentLinkedQueue<>();
@@ -66,5 +68,7 @@ class EtcdManyOfficesTest {
     // the number of offices (a thread per office was 1000 more).
     int added = ManagementFactory.getThreadMXBean().getThreadCount() - threadsBefore;
     assertThat(added).isLessThan(OFFICES / 10);
+    // One watch for the session, not one per office (etcd's own count).
+    assertThat(etcd.cluster().member(0).metric(WATCHERS) - watchersBefore).isEqualTo(1);
   }
 }

@@ -14,6 +14,7 @@ import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -25,10 +26,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * jetcd 0.8.7 delivers a watcher's error while holding its watch client's one lock, the lock that
  * {@code watch()} takes too. This test makes that interleaving happen for certain, with jetcd's own
- * code: it holds that lock (as jetcd's error delivery does) until the lease keeper, re-watching a
- * term's key whose watch broke, waits for it; then it delivers an error to the old watcher through
- * jetcd's own error handling. A term that held its monitor across {@code watch()} and took it in
- * the error callback stopped both threads for good: no renewal again, the term lost one TTL later.
+ * code: it holds that lock (as jetcd's error delivery does) until conch, making the session's watch
+ * again after it broke, waits for it; then it delivers an error to the old watcher through jetcd's
+ * own error handling. A term that held its monitor across {@code watch()} and took it in the error
+ * callback stopped both threads for good: no renewal again, the term lost one TTL later.
  */
 @Timeout(60)
 class EtcdWatchLockTest {
@@ -53,10 +54,8 @@ class EtcdWatchLockTest {
     Election election = session.election(ElectionOptions.forOffice("watch-lock"));
     election.start();
     await().atMost(Duration.ofSeconds(20)).until(election::isLeader);
-    ByteSequence key =
-        ByteSequence.from(
-            "/conch/v1/elect/watch-lock/" + Long.toHexString(session.leaseId()),
-            StandardCharsets.UTF_8);
+    // The session's one watch, of its elections' prefix.
+    ByteSequence key = ByteSequence.from(SessionOptions.DEFAULT_PREFIX, StandardCharsets.UTF_8);
 
     Object watch = client.getWatchClient();
     Object lock = field(watch.getClass(), "lock").get(watch);
@@ -74,12 +73,12 @@ class EtcdWatchLockTest {
             () -> {
               synchronized (lock) {
                 try {
-                  // The watch breaks (jetcd will resume it): the keeper's next round re-watches.
+                  // The watch breaks: conch makes it again 500 ms later, and so would jetcd.
                   handleError.invoke(watcher, unavailable(), true);
                   await()
                       .atMost(Duration.ofSeconds(10))
-                      .until(EtcdWatchLockTest::keeperWaitsForALock);
-                  // A second error on the old watcher, while the keeper waits in watch().
+                      .until(EtcdWatchLockTest::theWatchWaitsForJetcdsLock);
+                  // A second error on the old watcher, while conch waits for the lock.
                   handleError.invoke(watcher, unavailable(), true);
                 } catch (ReflectiveOperationException e) {
                   throw new IllegalStateException(e);
@@ -108,9 +107,14 @@ class EtcdWatchLockTest {
             });
   }
 
-  private static boolean keeperWaitsForALock() {
-    return Thread.getAllStackTraces().keySet().stream()
-        .anyMatch(t -> t.getName().equals("conch-lease") && t.getState() == Thread.State.BLOCKED);
+  /** A thread blocked on its way from the session's watch into jetcd (closing or watching). */
+  private static boolean theWatchWaitsForJetcdsLock() {
+    return Thread.getAllStackTraces().entrySet().stream()
+        .anyMatch(
+            e ->
+                e.getKey().getState() == Thread.State.BLOCKED
+                    && Arrays.stream(e.getValue())
+                        .anyMatch(f -> f.getClassName().equals(DeletionWatch.class.getName())));
   }
 
   private static io.etcd.jetcd.common.exception.EtcdException unavailable() {
