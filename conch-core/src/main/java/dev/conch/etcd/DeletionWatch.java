@@ -38,11 +38,13 @@ import org.slf4j.LoggerFactory;
  * caller reads again (a follower) or lets the lease keeper's next round confirm its key (a term).
  *
  * <p><b>A broken watch resumes where it stopped</b>: from the revision after the last one it
- * delivered (an event or a progress notification, asked for in every renewal round), 500 ms after
- * the error and at every renewal round after, so the deletions meanwhile come late, never not at
- * all. Not jetcd's own resume: jetcd resumes from the header revision of the create response, which
- * skips the events a resumed watch had still to catch up on. When etcd compacted past that
- * revision, every wait that began before the compaction is answered "unknown".
+ * delivered (an event, or etcd's own timed progress notification), 500 ms after the error and at
+ * every renewal round after, so the deletions meanwhile come late, never not at all. Not jetcd's
+ * own resume: jetcd resumes from the header revision of the create response, which skips the events
+ * a resumed watch had still to catch up on. When etcd compacted past that revision, every wait that
+ * began before the compaction is answered "unknown". Progress is not asked for: before etcd#15237
+ * and #17557 (later than the 3.4.23 that Debian ships), a requested progress notification could
+ * overtake the events it claims were sent (etcd#15220), and a resume from it would skip them.
  *
  * <p>The watch requires an etcd leader: on a member cut off from the quorum it fails instead of
  * staying silent. Callbacks run on jetcd's threads, some under its client-wide watch lock: this
@@ -155,33 +157,23 @@ final class DeletionWatch implements AutoCloseable {
   }
 
   /**
-   * Makes the watch again if it broke (from where it stopped), and asks a working one for its
-   * progress, so that a resume starts from a recent revision. The session calls this after every
+   * Makes the watch again if it broke, from where it stopped. The session calls this after every
    * renewal round; never under a lock of jetcd's.
    */
   void repair() {
-    Stream stream;
+    Stream stream = new Stream();
     @Nullable Stream old;
-    long from = 0;
+    long from;
     synchronized (monitor) {
-      if (closed || known == 0) {
+      old = current;
+      if (closed || known == 0 || (old != null && !old.broken)) {
         return;
       }
-      old = current;
-      if (old != null && !old.broken) {
-        stream = old;
-      } else {
-        stream = new Stream();
-        from = through + 1;
-        if (old != null) {
-          restarts.incrementAndGet();
-        }
-        current = stream;
+      from = through + 1;
+      if (old != null) {
+        restarts.incrementAndGet();
       }
-    }
-    if (stream == old) {
-      stream.progress();
-      return;
+      current = stream;
     }
     if (old != null) {
       old.close();
@@ -374,16 +366,6 @@ final class DeletionWatch implements AutoCloseable {
       }
       watcher = created;
       return true;
-    }
-
-    void progress() {
-      Watch.Watcher now;
-      synchronized (this) {
-        now = watcher;
-      }
-      if (now != null) {
-        now.requestProgress();
-      }
     }
 
     void close() {

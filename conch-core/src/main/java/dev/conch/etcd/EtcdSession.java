@@ -65,7 +65,7 @@ public final class EtcdSession implements AutoCloseable {
     this.ticker = options.ticker();
     this.keeper = new LeaseKeeper(client, options, this::tick, this::revoke);
     this.deletions =
-        new DeletionWatch(client::getWatchClient, EtcdCalls.bytes(options.prefix()), ticker);
+        new DeletionWatch(() -> client.getWatchClient(), EtcdCalls.bytes(options.prefix()), ticker);
     this.campaignFailures =
         new CampaignFailureLog(ticker, options.timeout(), this::campaigningOffices);
     this.history = new TermHistory(this, options.historyTerms());
