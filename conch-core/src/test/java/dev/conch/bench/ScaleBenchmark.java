@@ -43,7 +43,8 @@ import org.awaitility.Awaitility;
  */
 public final class ScaleBenchmark {
 
-  private static final Duration IDLE = Duration.ofSeconds(20);
+  /** How long the idle requests are counted: {@code -Dconch.idleSeconds}, 20 s by default. */
+  private static final Duration IDLE = Duration.ofSeconds(Long.getLong("conch.idleSeconds", 20));
 
   /** Each leader's stop takes 100 ms: a session's close shows whether its offices stop together. */
   private static final LeadershipHandler SLOW_LOSE_HOOK =
