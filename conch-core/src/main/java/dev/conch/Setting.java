@@ -137,6 +137,20 @@ public final class Setting<T> {
           "0 (no history) to " + MAX_HISTORY_TERMS,
           n -> n != null && n >= 0 && n <= MAX_HISTORY_TERMS);
 
+  /** The most keys a session puts on one lease ({@code max-keys-per-lease}). */
+  public static final int MAX_KEYS_PER_LEASE = 1_000_000;
+
+  /**
+   * How many offices' keys one lease carries at most: 1 000, as the Kubernetes API server caps its
+   * own leases; a session with more offices takes another lease.
+   */
+  public static final Setting<Integer> KEYS_PER_LEASE =
+      new Setting<>(
+          "max-keys-per-lease",
+          1000,
+          "a whole number from 1 to " + MAX_KEYS_PER_LEASE,
+          n -> n != null && n >= 1 && n <= MAX_KEYS_PER_LEASE);
+
   /** The longest any single etcd call may take: 5 s. */
   public static final Setting<Duration> TIMEOUT = positive("timeout", 5_000);
 

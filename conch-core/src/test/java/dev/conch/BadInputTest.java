@@ -44,6 +44,14 @@ class BadInputTest {
   }
 
   @Test
+  void keysPerLeaseOutsideOneToAMillionAreRefused() {
+    assertThatThrownBy(() -> SessionOptions.defaults().withMaxKeysPerLease(0))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessage("invalid max-keys-per-lease '0': a whole number from 1 to 1000000");
+    assertThat(SessionOptions.defaults().maxKeysPerLease()).isEqualTo(1000);
+  }
+
+  @Test
   void stopTimeoutThatCannotFitBeforeTheDeadlineIsRefused() {
     SessionOptions ttl10 = SessionOptions.defaults().withTtl(Duration.ofSeconds(10));
     ElectionOptions slowStop =

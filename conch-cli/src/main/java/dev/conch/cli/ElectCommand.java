@@ -171,6 +171,15 @@ final class ElectCommand implements Callable<Integer> {
               + " (default: ${DEFAULT-VALUE})")
   int historyTerms;
 
+  @Option(
+      names = "--max-keys-per-lease",
+      paramLabel = "N",
+      defaultValue = "1000",
+      description =
+          "at most N offices' keys on one lease, 1 to 1000000; one office per process here"
+              + " (default: ${DEFAULT-VALUE})")
+  int maxKeysPerLease;
+
   @Mixin ConnectionOptions connection;
 
   /** The words after {@code --}, set by {@link Main}; {@code null} when there was no {@code --}. */
@@ -193,7 +202,12 @@ final class ElectCommand implements Callable<Integer> {
     }
     Client client = connection.connect();
     EtcdSession session =
-        EtcdSession.open(client, connection.sessionOptions().withHistoryTerms(historyTerms));
+        EtcdSession.open(
+            client,
+            connection
+                .sessionOptions()
+                .withHistoryTerms(historyTerms)
+                .withMaxKeysPerLease(maxKeysPerLease));
     return new RunMode(session, office, this::runner, group()).run();
   }
 
@@ -302,6 +316,13 @@ final class ElectCommand implements Callable<Integer> {
     if (!Setting.HISTORY_TERMS.accepts(historyTerms)) {
       throw new UsageException(
           "invalid --history-terms '" + historyTerms + "': " + Setting.HISTORY_TERMS.accepted());
+    }
+    if (!Setting.KEYS_PER_LEASE.accepts(maxKeysPerLease)) {
+      throw new UsageException(
+          "invalid --max-keys-per-lease '"
+              + maxKeysPerLease
+              + "': "
+              + Setting.KEYS_PER_LEASE.accepted());
     }
     if (hookTimeout.isZero()) {
       throw new UsageException("invalid --hook-timeout '0s': a positive duration");

@@ -89,7 +89,7 @@ final class EtcdCampaign {
             cancelled();
           }
         });
-    ask(session::campaignLease, this::granted);
+    ask(() -> session.campaignLease(lock.leases()), this::granted);
     return result;
   }
 

@@ -66,8 +66,8 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
     this.changed = changed;
     this.confirmedUntil = confirmSentAt + lease.ttlNanos;
     this.confirmRevision = confirmRevision;
-    this.unhold = session.keeper().hold(this);
-    this.unlisten = session.listen(changed);
+    this.unhold = lease.keeper.hold(this);
+    this.unlisten = lease.keeper.listen(changed);
     this.left = left;
   }
 
@@ -202,7 +202,7 @@ final class EtcdGrant implements Grant, LeaseKeeper.HeldKey {
   public void ending(LossReason reason, @Nullable String detail) {
     String what =
         detail == null && reason == LossReason.RENEWAL_FAILED
-            ? "renewals failed until the loss lead; last error: " + session.keeper().lastError()
+            ? "renewals failed until the loss lead; last error: " + lease.keeper.lastError()
             : detail;
     ending = new Ending(session.options().clock().instant(), reason, what);
   }

@@ -39,6 +39,7 @@ final class EtcdOffice implements FencedLock {
   private static final Logger log = LoggerFactory.getLogger(EtcdOffice.class);
 
   private final EtcdSession session;
+  private final LeaseKeeper leases;
   private final String office;
   private final String election;
   private final ByteSequence keyPrefix;
@@ -60,8 +61,15 @@ final class EtcdOffice implements FencedLock {
           .withSortOrder(GetOption.SortOrder.ASCEND)
           .build();
 
+  /** The election of {@code office} on the session's first lease (reads, and tests). */
   EtcdOffice(EtcdSession session, String office) {
+    this(session, office, session.keeper());
+  }
+
+  /** The election of {@code office}, campaigning on the lease {@code leases} keeps. */
+  EtcdOffice(EtcdSession session, String office, LeaseKeeper leases) {
     this.session = session;
+    this.leases = leases;
     this.office = office;
     this.election = session.options().electionName(office);
     this.keyPrefix = bytes(election + "/");
@@ -70,6 +78,11 @@ final class EtcdOffice implements FencedLock {
   @Override
   public String office() {
     return office;
+  }
+
+  /** Who keeps the lease this office campaigns on. */
+  LeaseKeeper leases() {
+    return leases;
   }
 
   /** The prefix of every candidate's key: {@code <prefix><office>/}. */
@@ -200,7 +213,7 @@ final class EtcdOffice implements FencedLock {
         .whenComplete(
             (answer, error) -> {
               if (error != null && LeaseKeeper.isTooManyOps(error)) {
-                session.keeper().refusedTxnOps(compares.size()); // the next plan refuses it
+                leases.refusedTxnOps(compares.size()); // the next plan refuses it
               }
             })
         .thenApply(
@@ -215,7 +228,7 @@ final class EtcdOffice implements FencedLock {
   /** What this session learned of etcd's {@code --max-txn-ops} ({@link LeaseKeeper#maxTxnOps}). */
   @Override
   public int maxTxnOps() {
-    return session.keeper().maxTxnOps();
+    return leases.maxTxnOps();
   }
 
   @Override

@@ -14,6 +14,7 @@ import dev.conch.Ticker;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,9 +27,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One client process's presence in etcd: one lease, shared by every office it campaigns in, kept by
- * a {@link LeaseKeeper} on a monotonic clock; the elections of its offices; and the actions (a
- * resign, a withdrawal, a revoke) that must happen once etcd answers.
+ * One client process's presence in etcd: its leases, shared by the offices it campaigns in (at most
+ * {@link SessionOptions#maxKeysPerLease()} offices each: {@link Leases}), each kept by a {@link
+ * LeaseKeeper} on a monotonic clock; the elections of its offices; its one watch ({@link
+ * DeletionWatch}); and the actions (a resign, a withdrawal, a revoke) that must happen once etcd
+ * answers.
  */
 public final class EtcdSession implements AutoCloseable {
 
@@ -44,6 +47,7 @@ public final class EtcdSession implements AutoCloseable {
   private final Client client;
   private final SessionOptions options;
   private final Ticker ticker;
+  private final Leases leases;
   private final LeaseKeeper keeper;
   private final CampaignFailureLog campaignFailures;
   private final Map<String, FencedElection> elections = new ConcurrentHashMap<>();
@@ -54,6 +58,8 @@ public final class EtcdSession implements AutoCloseable {
   private final GhostKeys ghosts = new GhostKeys(this);
   private final TermHistory history;
   private final Object monitor = new Object();
+  // Held while an election is made: its check, its lease's slot and its entry go together.
+  private final Object creating = new Object();
 
   // Guarded by monitor.
   private final List<PendingAction> pending = new ArrayList<>();
@@ -63,7 +69,8 @@ public final class EtcdSession implements AutoCloseable {
     this.client = client;
     this.options = options;
     this.ticker = options.ticker();
-    this.keeper = new LeaseKeeper(client, options, this::tick, this::revoke);
+    this.leases = new Leases(client, options, this::tick, this::revoke);
+    this.keeper = leases.first();
     this.deletions =
         new DeletionWatch(() -> client.getWatchClient(), EtcdCalls.bytes(options.prefix()), ticker);
     this.campaignFailures =
@@ -90,9 +97,9 @@ public final class EtcdSession implements AutoCloseable {
   }
 
   /**
-   * A new candidate for {@code electionOptions.office()} on this session's lease; call {@link
-   * Election#start()} to join. The lease is renewed often enough for its loss lead ({@link
-   * RenewalBudget}).
+   * A new candidate for {@code electionOptions.office()} on one of this session's leases (the first
+   * with room for its key); call {@link Election#start()} to join. Every lease is renewed often
+   * enough for its loss lead ({@link RenewalBudget}).
    *
    * @throws InvalidArgumentException when the stop timeout and safety margin leave too little of
    *     the TTL to renew in
@@ -101,22 +108,27 @@ public final class EtcdSession implements AutoCloseable {
    */
   public Election election(ElectionOptions electionOptions) {
     String office = electionOptions.office();
-    keeper.require(electionOptions.stopTimeout(), electionOptions.safetyMargin());
-    FencedElection election =
-        new FencedElection(new EtcdOffice(this, office), electionOptions, ticker, options.clock());
-    FencedElection before =
-        elections.compute(
-            office,
-            (name, existing) ->
-                existing == null || existing.state() == State.CLOSED ? election : existing);
-    if (before != election) {
-      throw new IllegalStateException(
-          "office '"
-              + office
-              + "' already has an election on this session; close it first (one lease holds one"
-              + " key per office)");
+    leases.require(electionOptions.stopTimeout(), electionOptions.safetyMargin());
+    synchronized (creating) {
+      if (isOpen(office)) {
+        throw new IllegalStateException(
+            "office '"
+                + office
+                + "' already has an election on this session; close it first (one lease holds"
+                + " one key per office)");
+      }
+      LeaseKeeper lease = leases.take(office, this::isOpen);
+      FencedElection election =
+          new FencedElection(
+              new EtcdOffice(this, office, lease), electionOptions, ticker, options.clock());
+      elections.put(office, election);
+      return election;
     }
-    return election;
+  }
+
+  private boolean isOpen(String office) {
+    FencedElection election = elections.get(office);
+    return election != null && election.state() != State.CLOSED;
   }
 
   /**
@@ -169,13 +181,13 @@ public final class EtcdSession implements AutoCloseable {
     return history;
   }
 
-  /** The current lease id, or 0 when there is none. */
+  /** The id of the session's first lease now, or 0 when there is none ({@link #leaseIds()}). */
   public long leaseId() {
     LeaseKeeper.Lease lease = keeper.current();
     return lease == null ? 0 : lease.id;
   }
 
-  /** Whether the session has a lease whose deadline has not passed. */
+  /** Whether the session's first lease is granted and its deadline has not passed. */
   public boolean isAlive() {
     LeaseKeeper.Lease lease = keeper.current();
     return lease != null && lease.isAlive(ticker.nanoTime());
@@ -215,9 +227,17 @@ public final class EtcdSession implements AutoCloseable {
     return sum;
   }
 
-  /** How many renewal rounds failed since the session opened. */
+  /** How many renewal rounds failed since the session opened, over all its leases. */
   public long renewalFailures() {
-    return keeper.renewalFailures();
+    return leases.renewalFailures();
+  }
+
+  /** The ids of the session's leases now, the first first; 0 for one not granted yet. */
+  public List<Long> leaseIds() {
+    return leases.all().stream()
+        .map(LeaseKeeper::current)
+        .map(lease -> lease == null ? 0L : lease.id)
+        .toList();
   }
 
   /**
@@ -243,19 +263,26 @@ public final class EtcdSession implements AutoCloseable {
       }
       closed = true;
     }
-    LeaseKeeper.Lease last = keeper.stop();
-    deletions.close(); // before the revoke: its deletions are no one's business now
-    if (last != null && last.gone == null) {
-      try {
-        EtcdCalls.awaitUninterruptibly(
-            client.getLeaseClient().revoke(last.id), options.timeout(), "revoking the lease");
-      } catch (EtcdUnavailableException e) {
-        log.warn(
-            "could not revoke lease {} on close; it expires after its TTL: {}",
-            last.hex(),
-            e.getMessage());
+    List<LeaseKeeper.Lease> held = leases.stop();
+    deletions.close(); // before the revokes: their deletions are no one's business now
+    // Every lease at once: a session of several leases closes in one round trip, not several.
+    Map<LeaseKeeper.Lease, CompletableFuture<?>> revokes = new LinkedHashMap<>();
+    for (LeaseKeeper.Lease last : held) {
+      if (last.gone == null) {
+        revokes.put(last, client.getLeaseClient().revoke(last.id));
       }
     }
+    revokes.forEach(
+        (last, revoke) -> {
+          try {
+            EtcdCalls.awaitUninterruptibly(revoke, options.timeout(), "revoking the lease");
+          } catch (EtcdUnavailableException e) {
+            log.warn(
+                "could not revoke lease {} on close; it expires after its TTL: {}",
+                last.hex(),
+                e.getMessage());
+          }
+        });
   }
 
   Duration timeout() {
@@ -296,12 +323,13 @@ public final class EtcdSession implements AutoCloseable {
   }
 
   /**
-   * {@link #lease()} for a campaign: its failure is said once for all offices. The session's watch
-   * of deletions starts from the first lease's revision, before any read the campaigns make.
+   * The lease {@code leases} keeps, for a campaign: its failure is said once for all offices. The
+   * session's watch of deletions starts from the first lease's revision, before any read the
+   * campaigns make.
    */
-  CompletableFuture<LeaseKeeper.Lease> campaignLease() {
+  CompletableFuture<LeaseKeeper.Lease> campaignLease(LeaseKeeper leases) {
     return campaignFailures
-        .watch(keeper.lease())
+        .watch(leases.lease())
         .thenApply(
             lease -> {
               deletions.begin(lease.revision + 1);

@@ -89,9 +89,9 @@ final class GhostKeys {
     }
 
     void start() {
-      unhold = session.keeper().hold(this);
+      unhold = lease.keeper.hold(this);
       unlisten =
-          session.listen(
+          lease.keeper.listen(
               () -> {
                 if (lease.gone != null) {
                   // Its keys go with the lease (the session revokes it); nothing is left to guard.

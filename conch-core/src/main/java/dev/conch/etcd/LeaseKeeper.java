@@ -119,10 +119,16 @@ final class LeaseKeeper implements AutoCloseable {
   /**
    * Starts the keeper's thread; nothing is asked of etcd until {@link #lease} is called.
    *
+   * @param name the thread's name
    * @param onTick run after every round, on the keeper's thread; must not block
    * @param onRetired told of a lease given up (gone in etcd, or past its deadline)
    */
-  LeaseKeeper(Client client, SessionOptions options, Runnable onTick, Consumer<Lease> onRetired) {
+  LeaseKeeper(
+      String name,
+      Client client,
+      SessionOptions options,
+      Runnable onTick,
+      Consumer<Lease> onRetired) {
     this.client = client;
     this.options = options;
     this.ticker = options.ticker();
@@ -135,7 +141,7 @@ final class LeaseKeeper implements AutoCloseable {
     this.renewals = new OpenAttempts<>(ticker, "lease renewal", LeaseKeeper::isNotFound);
     this.reads =
         new OpenAttempts<>(ticker, "confirming the leaders' keys", LeaseKeeper::isTooManyOps);
-    this.thread = new Thread(this::run, "conch-lease");
+    this.thread = new Thread(this::run, name);
     this.thread.setDaemon(true);
     this.thread.start();
   }
@@ -444,7 +450,8 @@ final class LeaseKeeper implements AutoCloseable {
             timeout,
             "lease grant");
     Lease fresh =
-        new Lease(granted.getID(), sendAt + TimeUnit.SECONDS.toNanos(granted.getTTL()), granted);
+        new Lease(
+            this, granted.getID(), sendAt + TimeUnit.SECONDS.toNanos(granted.getTTL()), granted);
     renewals.clear(); // a late "not found" of the lease before must not end this one
     reads.clear();
     List<CompletableFuture<Lease>> told;
@@ -763,6 +770,8 @@ final class LeaseKeeper implements AutoCloseable {
 
   /** The session's lease: valid until {@code validUntil} unless {@code gone} says why not. */
   static final class Lease {
+    // Who renews it: where its keys are held and its rounds listened to.
+    final LeaseKeeper keeper;
     final long id;
     // The revision etcd answered the grant at: every read made with the lease is at it or later.
     final long revision;
@@ -770,7 +779,8 @@ final class LeaseKeeper implements AutoCloseable {
     volatile long ttlNanos;
     volatile @Nullable LossReason gone;
 
-    Lease(long id, long validUntil, LeaseGrantResponse granted) {
+    Lease(LeaseKeeper keeper, long id, long validUntil, LeaseGrantResponse granted) {
+      this.keeper = keeper;
       this.id = id;
       this.revision = granted.getHeader().getRevision();
       this.validUntil = validUntil;

@@ -44,9 +44,9 @@ final class PredecessorWatch {
                     deleted.complete(false);
                   }
                 });
-    Runnable unhold = session.keeper().hold(new Ahead(predecessor, lease.id, deleted));
+    Runnable unhold = lease.keeper.hold(new Ahead(predecessor, lease.id, deleted));
     Runnable unlisten =
-        session.listen(
+        lease.keeper.listen(
             () -> {
               if (lease.gone != null) {
                 deleted.complete(false);

@@ -19,6 +19,8 @@ import java.util.Objects;
  * @param clock the wall clock of {@code since} in the holder JSON
  * @param historyTerms how many terms each office's history keeps ({@link TermHistory}); 0: none is
  *     written
+ * @param maxKeysPerLease how many offices' keys one lease carries at most; a session with more
+ *     offices spreads them over several leases, each renewed on its own ({@link EtcdSession})
  */
 public record SessionOptions(
     String prefix,
@@ -27,7 +29,8 @@ public record SessionOptions(
     Duration timeout,
     Ticker ticker,
     Clock clock,
-    int historyTerms) {
+    int historyTerms,
+    int maxKeysPerLease) {
 
   /** Default {@link #prefix()}, compatible with {@code etcdctl elect /conch/v1/elect/<office>}. */
   // A constant expression, for annotations (the CLI's --prefix); a test holds it to Setting.PREFIX.
@@ -53,6 +56,7 @@ public record SessionOptions(
     Objects.requireNonNull(ticker, "ticker");
     Objects.requireNonNull(clock, "clock");
     Setting.HISTORY_TERMS.require(historyTerms);
+    Setting.KEYS_PER_LEASE.require(maxKeysPerLease);
   }
 
   /** The defaults: prefix {@value #DEFAULT_PREFIX}, TTL 10 s renewed every TTL/3, timeout 5 s. */
@@ -64,40 +68,51 @@ public record SessionOptions(
         DEFAULT_TIMEOUT,
         Ticker.SYSTEM,
         Clock.systemUTC(),
-        Objects.requireNonNull(Setting.HISTORY_TERMS.defaultValue()));
+        Objects.requireNonNull(Setting.HISTORY_TERMS.defaultValue()),
+        Objects.requireNonNull(Setting.KEYS_PER_LEASE.defaultValue()));
   }
 
   /** With this TTL, renewed every TTL/3. */
   public SessionOptions withTtl(Duration newTtl) {
     Setting.TTL.require(newTtl);
     return new SessionOptions(
-        prefix, newTtl, newTtl.dividedBy(3), timeout, ticker, clock, historyTerms);
+        prefix, newTtl, newTtl.dividedBy(3), timeout, ticker, clock, historyTerms, maxKeysPerLease);
   }
 
   /** With this renew interval. */
   public SessionOptions withRenewInterval(Duration interval) {
-    return new SessionOptions(prefix, ttl, interval, timeout, ticker, clock, historyTerms);
+    return new SessionOptions(
+        prefix, ttl, interval, timeout, ticker, clock, historyTerms, maxKeysPerLease);
   }
 
   /** With this key prefix. */
   public SessionOptions withPrefix(String newPrefix) {
-    return new SessionOptions(newPrefix, ttl, renewInterval, timeout, ticker, clock, historyTerms);
+    return new SessionOptions(
+        newPrefix, ttl, renewInterval, timeout, ticker, clock, historyTerms, maxKeysPerLease);
   }
 
   /** With this call timeout. */
   public SessionOptions withTimeout(Duration newTimeout) {
-    return new SessionOptions(prefix, ttl, renewInterval, newTimeout, ticker, clock, historyTerms);
+    return new SessionOptions(
+        prefix, ttl, renewInterval, newTimeout, ticker, clock, historyTerms, maxKeysPerLease);
   }
 
   /** With these clocks. */
   public SessionOptions withClocks(Ticker newTicker, Clock newClock) {
     return new SessionOptions(
-        prefix, ttl, renewInterval, timeout, newTicker, newClock, historyTerms);
+        prefix, ttl, renewInterval, timeout, newTicker, newClock, historyTerms, maxKeysPerLease);
   }
 
   /** Keeping this many terms of each office's history (0: none). */
   public SessionOptions withHistoryTerms(int terms) {
-    return new SessionOptions(prefix, ttl, renewInterval, timeout, ticker, clock, terms);
+    return new SessionOptions(
+        prefix, ttl, renewInterval, timeout, ticker, clock, terms, maxKeysPerLease);
+  }
+
+  /** Putting at most this many offices' keys on one lease. */
+  public SessionOptions withMaxKeysPerLease(int keys) {
+    return new SessionOptions(
+        prefix, ttl, renewInterval, timeout, ticker, clock, historyTerms, keys);
   }
 
   /**

@@ -254,7 +254,8 @@ public final class ConchAutoConfiguration {
                         .withPrefix(properties.getEtcd().getPrefix())
                         .withTtl(ttl(properties, environment))
                         .withTimeout(properties.getEtcd().getTimeout())
-                        .withHistoryTerms(properties.getHistoryTerms());
+                        .withHistoryTerms(properties.getHistoryTerms())
+                        .withMaxKeysPerLease(properties.getEtcd().getMaxKeysPerLease());
                 Duration renewInterval = properties.getRenewInterval();
                 return (renewInterval != null) ? options.withRenewInterval(renewInterval) : options;
               });

@@ -508,7 +508,21 @@ public class ConchProperties {
     /** Longest time any single etcd call, or a connection attempt, may take. */
     private Duration timeout = Duration.ofSeconds(5);
 
+    /**
+     * Most offices' keys on one lease; an instance with more offices takes another lease, so that a
+     * renewal, loss or revoke touches a bounded set. 1 to 1000000.
+     */
+    private int maxKeysPerLease = 1000;
+
     private final Ssl ssl = new Ssl();
+
+    public int getMaxKeysPerLease() {
+      return this.maxKeysPerLease;
+    }
+
+    public void setMaxKeysPerLease(int maxKeysPerLease) {
+      this.maxKeysPerLease = maxKeysPerLease;
+    }
 
     public List<String> getEndpoints() {
       return this.endpoints;

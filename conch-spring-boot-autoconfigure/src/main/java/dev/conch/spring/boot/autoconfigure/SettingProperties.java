@@ -38,6 +38,7 @@ final class SettingProperties {
           entry(Setting.BALANCE_DELAY, "conch.balance.delay"),
           entry(Setting.EVENT_BUFFER, "conch.event-buffer"),
           entry(Setting.HISTORY_TERMS, "conch.history-terms"),
+          entry(Setting.KEYS_PER_LEASE, "conch.etcd.max-keys-per-lease"),
           entry(Setting.RETRY_INITIAL, "conch.retry.initial"),
           entry(Setting.RETRY_MAX, "conch.retry.max"),
           entry(Setting.COMMAND, "conch.runner.command"),

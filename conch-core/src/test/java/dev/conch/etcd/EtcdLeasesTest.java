@@ -1,0 +1,157 @@
+package dev.conch.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.conch.Election;
+import dev.conch.ElectionEvent;
+import dev.conch.ElectionOptions;
+import dev.conch.test.EtcdCluster;
+import dev.conch.test.Etcdctl;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.options.LeaseOption;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A session spreads its offices over leases of at most {@code max-keys-per-lease} keys: each lease
+ * carries at most that many, losing one ends only its offices, and it holds with etcd's
+ * authentication on and a role limited to conch's keys, the case of etcd#15993.
+ */
+@Timeout(120)
+class EtcdLeasesTest {
+
+  private static final Duration WAIT = Duration.ofSeconds(60);
+
+  private final Etcds etcds = new Etcds();
+  private final List<EtcdCluster> clusters = new ArrayList<>();
+
+  @AfterEach
+  void close() {
+    etcds.close();
+    clusters.forEach(EtcdCluster::close);
+  }
+
+  @Test
+  void officesBeyondTheLimitTakeAnotherLeaseAndLosingOneEndsOnlyItsOffices() throws Exception {
+    EtcdCluster cluster = cluster();
+    Client client = etcds.client(cluster);
+    EtcdSession session = etcds.session(client, SessionOptions.defaults().withMaxKeysPerLease(10));
+    Queue<String> lost = new ConcurrentLinkedQueue<>();
+    List<Election> elections = start(session, "spread", 25, lost);
+    await().atMost(WAIT).until(() -> elections.stream().allMatch(Election::isLeader));
+
+    Map<Long, List<String>> keysOf = keysByLease(client, session.leaseIds());
+    assertThat(keysOf).hasSize(3);
+    assertThat(keysOf.values()).allSatisfy(keys -> assertThat(keys).hasSizeLessThanOrEqualTo(10));
+    assertThat(keysOf.values().stream().mapToInt(List::size).sum()).isEqualTo(25);
+    assertThat(lost).isEmpty();
+
+    // Someone revokes the second lease: its offices lose and campaign again; no other one loses.
+    long second = session.leaseIds().get(1);
+    Set<String> onSecond =
+        keysOf.get(second).stream()
+            .map(key -> key.substring("/conch/v1/elect/".length(), key.lastIndexOf('/')))
+            .collect(Collectors.toSet());
+    client.getLeaseClient().revoke(second).get(5, TimeUnit.SECONDS);
+    await().atMost(WAIT).until(() -> Set.copyOf(lost).equals(onSecond));
+    await().atMost(WAIT).until(() -> elections.stream().allMatch(Election::isLeader));
+    assertThat(Set.copyOf(lost)).isEqualTo(onSecond);
+    assertThat(lost).hasSameSizeAs(onSecond); // each lost once
+    assertThat(session.leaseIds()).doesNotContain(second).doesNotContain(0L).hasSize(3);
+  }
+
+  @Test
+  void withAuthenticationOnAndARoleLimitedToConchsKeysEveryLeaseStaysSmall() throws Exception {
+    EtcdCluster cluster = cluster();
+    String endpoints = cluster.endpoints();
+    for (String[] command :
+        new String[][] {
+          {"user", "add", "root", "--new-user-password=secret"},
+          {"user", "grant-role", "root", "root"},
+          {"role", "add", "conch"},
+          {"role", "grant-permission", "conch", "--prefix=true", "readwrite", "/conch/"},
+          {"user", "add", "app", "--new-user-password=app-secret"},
+          {"user", "grant-role", "app", "conch"},
+          {"auth", "enable"}
+        }) {
+      Etcdctl.Result result = Etcdctl.run(endpoints, Duration.ofSeconds(20), command);
+      assertThat(result.succeeded())
+          .as(String.join(" ", command) + ": " + result.stderr())
+          .isTrue();
+    }
+    Client client =
+        EtcdClients.withCredentials(
+                EtcdClients.builder(EtcdClients.parseEndpoints(endpoints), Duration.ofSeconds(5)),
+                "app",
+                "app-secret")
+            .build();
+    etcds.track(client);
+    EtcdSession session = etcds.session(client, SessionOptions.defaults());
+    Queue<String> lost = new ConcurrentLinkedQueue<>();
+    List<Election> elections = start(session, "auth", 2500, lost);
+    await().atMost(WAIT).until(() -> elections.stream().allMatch(Election::isLeader));
+
+    Map<Long, List<String>> keysOf = keysByLease(client, session.leaseIds());
+    assertThat(keysOf).hasSize(3);
+    assertThat(keysOf.values()).allSatisfy(keys -> assertThat(keys).hasSizeLessThanOrEqualTo(1000));
+    assertThat(keysOf.values().stream().mapToInt(List::size).sum()).isEqualTo(2500);
+    assertThat(lost).isEmpty();
+    assertThat(session.renewalFailures()).isZero();
+  }
+
+  private static List<Election> start(
+      EtcdSession session, String prefix, int offices, Queue<String> lost) {
+    List<Election> elections = new ArrayList<>();
+    for (int i = 0; i < offices; i++) {
+      String office = prefix + "-" + i;
+      Election election = session.election(ElectionOptions.forOffice(office));
+      election.addListener(
+          event -> {
+            if (event instanceof ElectionEvent.Lost) {
+              lost.add(office);
+            }
+          });
+      election.start();
+      elections.add(election);
+    }
+    return elections;
+  }
+
+  /** Each lease's keys, as etcd says (its time-to-live with the keys attached). */
+  private static Map<Long, List<String>> keysByLease(Client client, List<Long> leases)
+      throws Exception {
+    Map<Long, List<String>> keys = new HashMap<>();
+    for (long lease : leases) {
+      keys.put(
+          lease,
+          client
+              .getLeaseClient()
+              .timeToLive(lease, LeaseOption.builder().withAttachedKeys().build())
+              .get(5, TimeUnit.SECONDS)
+              .getKeys()
+              .stream()
+              .map(key -> key.toString(StandardCharsets.UTF_8))
+              .toList());
+    }
+    return keys;
+  }
+
+  private EtcdCluster cluster() {
+    EtcdCluster cluster = EtcdCluster.start(1);
+    clusters.add(cluster);
+    return cluster;
+  }
+}
