@@ -30,6 +30,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
 import org.jspecify.annotations.Nullable;
@@ -62,8 +63,9 @@ final class LeaseKeeper implements AutoCloseable {
   private static final int KEYS_PER_CHECK = 128;
 
   /**
-   * How many transactions a round spends on keys that only wake someone beyond the terms' own
-   * ({@link #heldKeysOf}): 1 024 of them at etcd's default limit.
+   * How many transactions a session's rounds spend on keys that only wake someone beyond the terms'
+   * own ({@link #heldKeysOf}): 1 024 of them at etcd's default limit. A session of several leases
+   * shares them out ({@link Leases}).
    */
   static final int BELT_TRANSACTIONS = 8;
 
@@ -87,6 +89,7 @@ final class LeaseKeeper implements AutoCloseable {
   private final Ticker ticker;
   private final Runnable onTick;
   private final Consumer<Lease> onRetired;
+  private final IntSupplier belt;
   private final ConnectBackoff connectBackoff;
   // Where the client connects, when it says (the Spring module's client names its property).
   private final Optional<String> endpoints;
@@ -120,6 +123,7 @@ final class LeaseKeeper implements AutoCloseable {
    * Starts the keeper's thread; nothing is asked of etcd until {@link #lease} is called.
    *
    * @param name the thread's name
+   * @param belt how many transactions a round may spend on keys that only wake someone
    * @param onTick run after every round, on the keeper's thread; must not block
    * @param onRetired told of a lease given up (gone in etcd, or past its deadline)
    */
@@ -127,6 +131,7 @@ final class LeaseKeeper implements AutoCloseable {
       String name,
       Client client,
       SessionOptions options,
+      IntSupplier belt,
       Runnable onTick,
       Consumer<Lease> onRetired) {
     this.client = client;
@@ -134,6 +139,7 @@ final class LeaseKeeper implements AutoCloseable {
     this.ticker = options.ticker();
     this.onTick = onTick;
     this.onRetired = onRetired;
+    this.belt = belt;
     this.connectBackoff = new ConnectBackoff(client);
     this.endpoints =
         (client instanceof ForwardingClient forwarding) ? forwarding.endpoints() : Optional.empty();
@@ -592,18 +598,24 @@ final class LeaseKeeper implements AutoCloseable {
         (key.confirmsTerm() ? terms : wakers).add(key);
       }
     }
-    return roundOf(terms, wakers, keysPerCheck.get(), rounds++, System::identityHashCode);
+    return roundOf(
+        terms, wakers, keysPerCheck.get(), belt.getAsInt(), rounds++, System::identityHashCode);
   }
 
   /**
    * What round {@code round} reads ({@link #heldKeysOf}): all of {@code terms}, and those of {@code
-   * wakers} whose turn it is, at {@code perTransaction} keys a transaction; {@code turn} spreads
-   * the wakers over the rounds.
+   * wakers} whose turn it is, at {@code perTransaction} keys a transaction and {@code belt}
+   * transactions beyond the terms' last; {@code turn} spreads the wakers over the rounds.
    */
   static <K> List<K> roundOf(
-      List<K> terms, List<K> wakers, int perTransaction, long round, ToIntFunction<K> turn) {
+      List<K> terms,
+      List<K> wakers,
+      int perTransaction,
+      int belt,
+      long round,
+      ToIntFunction<K> turn) {
     List<K> keys = new ArrayList<>(terms);
-    long transactions = (terms.size() + perTransaction - 1) / perTransaction + BELT_TRANSACTIONS;
+    long transactions = (terms.size() + perTransaction - 1) / perTransaction + belt;
     long room = perTransaction * transactions - terms.size();
     long every = (wakers.size() + room - 1) / room;
     for (K key : wakers) {

@@ -23,7 +23,8 @@ import org.jspecify.annotations.Nullable;
  * until the election is closed; a slot of a closed election is taken back when every lease is full,
  * before another lease is begun. The first lease ({@code conch-lease}) also carries the session's
  * group member keys; the others' threads are {@code conch-lease-<n>}. Every lease has the same
- * renewal budget: the one the most demanding election of the session needs.
+ * renewal budget: the one the most demanding election of the session needs; and the rounds of all
+ * share one budget of reads for the keys that only wake someone ({@link #belt()}).
  */
 final class Leases {
 
@@ -167,7 +168,16 @@ final class Leases {
     return null;
   }
 
+  /**
+   * The transactions one lease's round may spend on keys that only wake someone: the session's
+   * {@link LeaseKeeper#BELT_TRANSACTIONS} shared among its leases, at least one each, so that ten
+   * leases of followers do not read ten times what one lease of them would.
+   */
+  private int belt() {
+    return Math.max(1, LeaseKeeper.BELT_TRANSACTIONS / keepers.size());
+  }
+
   private LeaseKeeper newKeeper(String name) {
-    return new LeaseKeeper(name, client, options, onTick, onRetired);
+    return new LeaseKeeper(name, client, options, this::belt, onTick, onRetired);
   }
 }

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Which held keys a renewal round reads: every term's own key in every round; the keys that only
  * wake someone all in every round while they fit beside the terms' in {@link
- * LeaseKeeper#BELT_TRANSACTIONS} more transactions, else each in its turn.
+ * LeaseKeeper#BELT_TRANSACTIONS} more transactions (a session's leases share those), else each in
+ * its turn.
  */
 class LeaseKeeperRoundTest {
 
@@ -26,7 +27,9 @@ class LeaseKeeperRoundTest {
     // 300 terms fill 3 transactions of 128 (84 spare), and 8 more take 1 024: 1 108 wakers fit.
     List<String> wakers = keys("w", 1108);
     for (long round = 0; round < 3; round++) {
-      assertThat(LeaseKeeper.roundOf(terms, wakers, 128, round, String::hashCode))
+      assertThat(
+              LeaseKeeper.roundOf(
+                  terms, wakers, 128, LeaseKeeper.BELT_TRANSACTIONS, round, String::hashCode))
           .hasSize(1408)
           .containsAll(terms)
           .containsAll(wakers);
@@ -42,7 +45,9 @@ class LeaseKeeperRoundTest {
     Set<String> seen = new HashSet<>();
     List<Integer> sizes = new ArrayList<>();
     for (long round = 0; round < 10; round++) {
-      List<String> read = LeaseKeeper.roundOf(terms, wakers, 128, round, String::hashCode);
+      List<String> read =
+          LeaseKeeper.roundOf(
+              terms, wakers, 128, LeaseKeeper.BELT_TRANSACTIONS, round, String::hashCode);
       assertThat(read).containsAll(terms);
       sizes.add(read.size() - terms.size());
       seen.addAll(read);
@@ -54,10 +59,29 @@ class LeaseKeeperRoundTest {
   }
 
   @Test
+  void oneOfTenLeasesOfASessionSpendsItsShareOfTheBelt() {
+    // A tenth of 10 000 offices on this lease: 333 terms (3 transactions, 51 spare) and 667
+    // followers. Its share of the session's 8 belt transactions is 1: 179 followers fit, each is
+    // read every 4th round, and the round is 4 transactions, not 9.
+    List<String> terms = keys("t", 333);
+    List<String> wakers = keys("w", 667);
+    Set<String> seen = new HashSet<>();
+    for (long round = 0; round < 4; round++) {
+      List<String> read = LeaseKeeper.roundOf(terms, wakers, 128, 1, round, String::hashCode);
+      assertThat(read).containsAll(terms);
+      assertThat(read.size()).isLessThanOrEqualTo(4 * 128 + 60);
+      seen.addAll(read);
+    }
+    assertThat(seen).containsAll(wakers);
+  }
+
+  @Test
   void aLowerLimitLearnedFromEtcdShrinksTheRoundToo() {
     List<String> wakers = keys("w", 1000);
     // 16 to a transaction: 8 transactions hold 128 wakers, so each is read every 8th round.
-    List<String> read = LeaseKeeper.roundOf(List.of(), wakers, 16, 0, String::hashCode);
+    List<String> read =
+        LeaseKeeper.roundOf(
+            List.of(), wakers, 16, LeaseKeeper.BELT_TRANSACTIONS, 0, String::hashCode);
     assertThat(read.size()).isBetween(80, 180);
   }
 }
