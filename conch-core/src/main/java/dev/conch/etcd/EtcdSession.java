@@ -356,7 +356,7 @@ public final class EtcdSession implements AutoCloseable {
    * the returned future completes after the first attempt, whatever became of it.
    */
   CompletableFuture<Void> ensure(String what, Supplier<CompletableFuture<?>> call) {
-    PendingAction action = new PendingAction(what, call);
+    PendingAction action = new PendingAction(what, call, requests);
     return action
         .attempt(options.timeout())
         .thenAccept(
@@ -375,7 +375,9 @@ public final class EtcdSession implements AutoCloseable {
       // Tried on the next tick without waiting: a new lease must not wait for an etcd that is away.
       pending.add(
           new PendingAction(
-              "revoking lease " + gone.hex(), () -> client.getLeaseClient().revoke(gone.id)));
+              "revoking lease " + gone.hex(),
+              () -> client.getLeaseClient().revoke(gone.id),
+              requests));
     }
   }
 

@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * At most a fixed number of requests under way at once; the others wait in line, in order, without
@@ -12,6 +13,9 @@ import java.util.function.Supplier;
  * answer late, the lease's renewals among them, and every term would be over before it began.
  */
 final class InFlight {
+
+  // The tasks this thread is to run once the one it runs returns (see run).
+  private static final ThreadLocal<@Nullable ArrayDeque<Runnable>> TRAMPOLINE = new ThreadLocal<>();
 
   private final int limit;
   private final Queue<Runnable> waiting = new ArrayDeque<>();
@@ -55,7 +59,7 @@ final class InFlight {
       }
     }
     if (now) {
-      start.run();
+      run(start);
     }
     return answer;
   }
@@ -69,7 +73,29 @@ final class InFlight {
       }
     }
     if (queued != null) {
-      queued.run();
+      run(queued);
+    }
+  }
+
+  /**
+   * Runs {@code task}, or, when this thread is already running one, after it: a call that answers
+   * at once (a closed client fails every call so) starts the next from its answer, and ten thousand
+   * of them in line must not nest ten thousand deep on one stack.
+   */
+  private static void run(Runnable task) {
+    ArrayDeque<Runnable> later = TRAMPOLINE.get();
+    if (later != null) {
+      later.add(task);
+      return;
+    }
+    later = new ArrayDeque<>();
+    TRAMPOLINE.set(later);
+    try {
+      for (Runnable next = task; next != null; next = later.poll()) {
+        next.run();
+      }
+    } finally {
+      TRAMPOLINE.remove();
     }
   }
 }

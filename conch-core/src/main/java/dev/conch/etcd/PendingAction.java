@@ -20,36 +20,44 @@ final class PendingAction {
 
   private final String what;
   private final Supplier<CompletableFuture<?>> call;
+  private final InFlight line;
   private final AtomicBoolean underWay = new AtomicBoolean();
 
-  PendingAction(String what, Supplier<CompletableFuture<?>> call) {
+  /** {@code call} sent in the session's {@code line} of requests ({@link InFlight}). */
+  PendingAction(String what, Supplier<CompletableFuture<?>> call, InFlight line) {
     this.what = what;
     this.call = call;
+    this.line = line;
   }
 
   /**
    * Runs it without waiting; the future tells whether it is done (succeeded, or the thing is gone)
-   * once etcd answered or the timeout passed.
+   * once etcd answered or the timeout passed, counted from when it left the line: a session that
+   * closes ten thousand offices sends their resigns a few dozen at a time, not all at once into the
+   * renewals of every other session on the same etcd.
    */
   CompletableFuture<Boolean> attempt(Duration timeout) {
-    CompletableFuture<?> future;
-    try {
-      future = call.get();
-    } catch (RuntimeException e) {
-      // jetcd throws directly when the client is closed: then nothing is left to retry with.
-      log.warn("{} failed: {}", what, EtcdCalls.describe(e));
-      return CompletableFuture.completedFuture(true);
-    }
-    return future
-        .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
-        .handle(
-            (result, error) -> {
-              if (error == null || isNotFound(error)) {
-                return true;
-              }
-              log.debug("{} failed, will retry: {}", what, EtcdCalls.describe(error));
-              return false;
-            });
+    return line.send(
+        () -> {
+          CompletableFuture<?> future;
+          try {
+            future = call.get();
+          } catch (RuntimeException e) {
+            // jetcd throws directly when the client is closed: then nothing is left to retry with.
+            log.warn("{} failed: {}", what, EtcdCalls.describe(e));
+            return CompletableFuture.completedFuture(true);
+          }
+          return future
+              .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+              .handle(
+                  (result, error) -> {
+                    if (error == null || isNotFound(error)) {
+                      return true;
+                    }
+                    log.debug("{} failed, will retry: {}", what, EtcdCalls.describe(error));
+                    return false;
+                  });
+        });
   }
 
   /** Runs it without waiting, unless it is under way; {@code done} runs once it is done. */
