@@ -38,12 +38,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps the one lease of a session: grants it, renews it on its {@link RenewalBudget}, and in the
- * same round reads, in one request for up to 128 keys (fewer when etcd's {@code --max-txn-ops} is
- * lower: learned from its refusal), the keys of the terms held on it (do they still exist?) and the
- * keys its followers wait behind (are they gone?). One thread, {@code conch-lease}, on a monotonic
- * clock. The renewal and the read go out side by side, and an attempt not answered in time stays
- * open beside the next ({@link OpenAttempts}, {@link #hedged}).
+ * Keeps one lease of a session ({@link Leases}): grants it, renews it on its {@link RenewalBudget},
+ * and in the same round reads, in one request for up to 128 keys (fewer when etcd's {@code
+ * --max-txn-ops} is lower: learned from its refusal), the keys of the terms held on it (do they
+ * still exist?) and the keys its followers wait behind (are they gone?). One thread ({@code
+ * conch-lease}, {@code conch-lease-<n>} for a session's further leases), on a monotonic clock. The
+ * renewal and the read go out side by side, and an attempt not answered in time stays open beside
+ * the next ({@link OpenAttempts}, {@link #hedged}).
  *
  * <p>The local deadline D of the lease is the send time of the last acknowledged renewal plus the
  * TTL etcd granted: etcd cannot expire the lease before D. A held key is believed until the send
