@@ -122,18 +122,13 @@ final class DeletionWatch implements AutoCloseable {
    * the watch saw it already, else when it comes. Returns how to stop waiting.
    */
   Runnable await(ByteSequence key, long from, Waiter waiter) {
+    begin(from); // only where the session began no watch (tests)
     Wait wait = new Wait(key, from, waiter);
-    boolean start = false;
     boolean deleted = false;
     boolean unknown = false;
     synchronized (monitor) {
       if (closed) {
         unknown = true;
-      } else if (known == 0) {
-        known = from;
-        through = from - 1;
-        start = true;
-        add(wait);
       } else if (from < known) {
         unknown = true;
       } else if (deletedAt.getOrDefault(key, 0L) >= from) {
@@ -149,9 +144,6 @@ final class DeletionWatch implements AutoCloseable {
     if (unknown) {
       waiter.unknown();
       return () -> {};
-    }
-    if (start) {
-      repair();
     }
     return () -> remove(wait);
   }

@@ -78,7 +78,7 @@ final class Leases {
         safetyMargin = margin;
       }
     }
-    for (LeaseKeeper keeper : keepers) {
+    for (LeaseKeeper keeper : keepers.subList(1, keepers.size())) {
       keeper.require(stop, margin);
     }
     return budget;

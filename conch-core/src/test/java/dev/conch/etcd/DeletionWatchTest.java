@@ -78,15 +78,7 @@ class DeletionWatchTest {
     Client direct = etcds.client(etcd.cluster());
     try (TcpProxy proxy = TcpProxy.start("127.0.0.1", etcd.cluster().member(0).clientPort())) {
       DeletionWatch watch = watch(etcds.client(proxy.endpoint()), "/dw-3/");
-      long put = put(direct, "/dw-3/a");
-      watch.begin(put + 1);
-      Told told = new Told();
-      watch.await(bytes("/dw-3/a"), put + 1, told);
-      awaitWatching(direct, watch, "/dw-3/");
-
-      proxy.blackhole();
-      proxy.dropConnections();
-      delete(direct, "/dw-3/a");
+      Told told = cutOffWhileAWaitedKeyIsDeleted(proxy, direct, watch, "/dw-3/");
       put(direct, "/dw-3/other"); // and more revisions after it
       TimeUnit.MILLISECONDS.sleep(DeletionWatch.RETRY.toMillis() * 2); // it retries meanwhile
       assertThat(told.result).isNotDone();
@@ -103,15 +95,7 @@ class DeletionWatchTest {
     Client direct = etcds.client(etcd.cluster());
     try (TcpProxy proxy = TcpProxy.start("127.0.0.1", etcd.cluster().member(0).clientPort())) {
       DeletionWatch watch = watch(etcds.client(proxy.endpoint()), "/dw-4/");
-      long put = put(direct, "/dw-4/a");
-      watch.begin(put + 1);
-      Told told = new Told();
-      watch.await(bytes("/dw-4/a"), put + 1, told);
-      awaitWatching(direct, watch, "/dw-4/");
-
-      proxy.blackhole();
-      proxy.dropConnections();
-      delete(direct, "/dw-4/a");
+      Told told = cutOffWhileAWaitedKeyIsDeleted(proxy, direct, watch, "/dw-4/");
       long last = put(direct, "/dw-4/other");
       direct.getKVClient().compact(last).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
       proxy.restore();
@@ -125,6 +109,24 @@ class DeletionWatchTest {
       assertThat(next.result.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isEqualTo("deleted");
       etcds.close(); // before the proxy
     }
+  }
+
+  /**
+   * Begins {@code watch}, waits on {@code <prefix>a} and sees the stream up; then cuts the watch's
+   * connection off (black-holed, reset) and deletes the key directly. Returns the wait.
+   */
+  private static Told cutOffWhileAWaitedKeyIsDeleted(
+      TcpProxy proxy, Client direct, DeletionWatch watch, String prefix) throws Exception {
+    long put = put(direct, prefix + "a");
+    watch.begin(put + 1);
+    Told told = new Told();
+    watch.await(bytes(prefix + "a"), put + 1, told);
+    awaitWatching(direct, watch, prefix);
+
+    proxy.blackhole();
+    proxy.dropConnections();
+    delete(direct, prefix + "a");
+    return told;
   }
 
   /** Waits until the watch tells of a deletion, so that its stream is known to be up. */

@@ -53,10 +53,7 @@ class EtcdLeasesTest {
     List<Election> elections = start(session, "spread", 25, lost);
     await().atMost(WAIT).until(() -> elections.stream().allMatch(Election::isLeader));
 
-    Map<Long, List<String>> keysOf = keysByLease(client, session.leaseIds());
-    assertThat(keysOf).hasSize(3);
-    assertThat(keysOf.values()).allSatisfy(keys -> assertThat(keys).hasSizeLessThanOrEqualTo(10));
-    assertThat(keysOf.values().stream().mapToInt(List::size).sum()).isEqualTo(25);
+    Map<Long, List<String>> keysOf = assertSpread(client, session, 10, 25);
     assertThat(lost).isEmpty();
 
     // Someone revokes the second lease: its offices lose and campaign again; no other one loses.
@@ -104,10 +101,7 @@ class EtcdLeasesTest {
     List<Election> elections = start(session, "auth", 2500, lost);
     await().atMost(WAIT).until(() -> elections.stream().allMatch(Election::isLeader));
 
-    Map<Long, List<String>> keysOf = keysByLease(client, session.leaseIds());
-    assertThat(keysOf).hasSize(3);
-    assertThat(keysOf.values()).allSatisfy(keys -> assertThat(keys).hasSizeLessThanOrEqualTo(1000));
-    assertThat(keysOf.values().stream().mapToInt(List::size).sum()).isEqualTo(2500);
+    assertSpread(client, session, 1000, 2500);
     assertThat(lost).isEmpty();
     assertThat(session.renewalFailures()).isZero();
   }
@@ -128,6 +122,20 @@ class EtcdLeasesTest {
       elections.add(election);
     }
     return elections;
+  }
+
+  /**
+   * Asserts that the session's {@code offices} keys lie on three leases of at most {@code perLease}
+   * keys each, by etcd's count; returns each lease's keys.
+   */
+  private static Map<Long, List<String>> assertSpread(
+      Client client, EtcdSession session, int perLease, int offices) throws Exception {
+    Map<Long, List<String>> keysOf = keysByLease(client, session.leaseIds());
+    assertThat(keysOf).hasSize(3);
+    assertThat(keysOf.values())
+        .allSatisfy(keys -> assertThat(keys).hasSizeLessThanOrEqualTo(perLease));
+    assertThat(keysOf.values().stream().mapToInt(List::size).sum()).isEqualTo(offices);
+    return keysOf;
   }
 
   /** Each lease's keys, as etcd says (its time-to-live with the keys attached). */
