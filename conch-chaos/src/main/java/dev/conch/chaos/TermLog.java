@@ -25,7 +25,9 @@ final class TermLog {
       long end,
       @Nullable LossReason reason) {}
 
-  private final Map<String, Term> open = new HashMap<>();
+  /** The terms still lasting, by member, office and token: their index in {@link #terms}. */
+  private final Map<String, Integer> open = new HashMap<>();
+
   private final List<Term> terms = new ArrayList<>();
 
   /** Called first in a member's acquire hook. */
@@ -38,23 +40,23 @@ final class TermLog {
             System.nanoTime(),
             Long.MAX_VALUE,
             null);
-    open.put(key(member, leadership), term);
+    open.put(key(member, leadership), terms.size());
     terms.add(term);
   }
 
   /** Called last in a member's lose hook. */
   synchronized void lost(String member, Leadership leadership, LossReason reason) {
     long end = System.nanoTime();
-    Term term = open.remove(key(member, leadership));
-    if (term == null) {
+    // By index, not by searching the list: the scale soak's log holds 100,000 terms and more.
+    Integer at = open.remove(key(member, leadership));
+    if (at == null) {
       // A lose hook without an acquire: an interval from the start of time, so that any overlap
       // with it shows.
       terms.add(new Term(leadership.office(), member, leadership.token(), 0, end, reason));
       return;
     }
-    terms.set(
-        terms.indexOf(term),
-        new Term(term.office(), member, term.token(), term.start(), end, reason));
+    Term term = terms.get(at);
+    terms.set(at, new Term(term.office(), member, term.token(), term.start(), end, reason));
   }
 
   /** Every term so far, those still lasting with an end of {@link Long#MAX_VALUE}. */
