@@ -38,9 +38,10 @@ public final class EtcdSession implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EtcdSession.class);
 
   /**
-   * How many campaign requests of one session may be under way at once. Enough that a hand-over
-   * never waits (it costs one), few enough that starting a thousand offices does not flood etcd:
-   * the lease's renewals share the connection and must be answered in time.
+   * How many campaign requests of one session may be under way at once at most. Enough that a
+   * hand-over never waits (it costs one), few enough that starting a thousand offices does not
+   * flood etcd: the lease's renewals share the connection and must be answered in time. Fewer while
+   * etcd answers slowly, one once a renewal failed ({@link InFlight}).
    */
   static final int CAMPAIGN_REQUESTS = 32;
 
@@ -54,7 +55,9 @@ public final class EtcdSession implements AutoCloseable {
   private final List<OfficeGroup> groups = new CopyOnWriteArrayList<>();
   private final AtomicLong wakeups = new AtomicLong();
   private final DeletionWatch deletions;
-  private final InFlight requests = new InFlight(CAMPAIGN_REQUESTS);
+  private final InFlight requests;
+  // The renewal failures of this session's leases as the last tick saw them.
+  private final AtomicLong renewalFailuresSeen = new AtomicLong();
   private final GhostKeys ghosts = new GhostKeys(this);
   private final TermHistory history;
   private final Object monitor = new Object();
@@ -69,6 +72,8 @@ public final class EtcdSession implements AutoCloseable {
     this.client = client;
     this.options = options;
     this.ticker = options.ticker();
+    // Slower than a renewal attempt may take is too slow: the renewals share the connection.
+    this.requests = new InFlight(CAMPAIGN_REQUESTS, ticker, this::attemptTimeoutNanos);
     this.leases = new Leases(client, options, this::tick, this::revoke);
     this.keeper = leases.first();
     this.deletions =
@@ -369,6 +374,11 @@ public final class EtcdSession implements AutoCloseable {
             });
   }
 
+  /** How long a renewal attempt of this session may take, in nanoseconds. */
+  private long attemptTimeoutNanos() {
+    return keeper.budget().attemptTimeout().toNanos();
+  }
+
   /** Makes sure etcd forgets a lost lease too, so that its keys go at once. */
   private void revoke(LeaseKeeper.Lease gone) {
     synchronized (monitor) {
@@ -381,8 +391,15 @@ public final class EtcdSession implements AutoCloseable {
     }
   }
 
-  /** After every renewal round: the pending actions, and the watch mended if it broke. */
+  /**
+   * After every renewal round: one request at a time once a renewal failed, the pending actions,
+   * and the watch mended if it broke.
+   */
   private void tick() {
+    long failures = leases.renewalFailures();
+    if (renewalFailuresSeen.getAndSet(failures) != failures) {
+      requests.strained();
+    }
     retryPending();
     deletions.repair();
   }
