@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -35,9 +36,9 @@ import org.jspecify.annotations.Nullable;
  *
  * Arguments: {@code --minutes M} or {@code --seconds S} (2 min), {@code --seed N}, {@code --ttl S}
  * (4), {@code --delay-ms N} (1000), {@code --min-tenure-ms N} (2000), {@code --offices N} (12),
- * {@code --fair-within-s S} (delay + TTL + 10 s). Exits 0 when every check holds, 1 on an overlap
- * or a token out of order, 2 when safe but the shares did not come back in time or a loss was
- * needless.
+ * {@code --fair-within-s S} (delay + TTL + 10 s), {@code --faults KIND,KIND} (every {@link Fault}).
+ * Exits 0 when every check holds, 1 on an overlap or a token out of order, 2 when safe but the
+ * shares did not come back in time or a loss was needless.
  *
  * <p>Longer than most files here, on purpose: a soak whose run, faults and verdict share one clock,
  * one {@link TermLog} and one list of faults and outcomes, and are used nowhere else.
@@ -91,6 +92,7 @@ public final class BalanceSoak {
   private final Duration minTenure;
   private final int offices;
   private final Duration fairWithin;
+  private final Set<Fault> kinds;
   private final Random random;
   private final long origin = System.nanoTime();
   private final TermLog log = new TermLog();
@@ -105,6 +107,7 @@ public final class BalanceSoak {
       Duration minTenure,
       int offices,
       @Nullable Duration fairWithin,
+      Set<Fault> kinds,
       long seed) {
     this.duration = duration;
     this.ttl = ttl;
@@ -112,6 +115,7 @@ public final class BalanceSoak {
     this.minTenure = minTenure;
     this.offices = offices;
     this.fairWithin = fairWithin != null ? fairWithin : delay.plus(ttl).plusSeconds(10);
+    this.kinds = kinds;
     this.random = new Random(seed);
   }
 
@@ -122,6 +126,7 @@ public final class BalanceSoak {
     Duration minTenure = Duration.ofSeconds(2);
     int offices = 12;
     @Nullable Duration fairWithin = null;
+    Set<Fault> kinds = EnumSet.allOf(Fault.class);
     long seed = System.currentTimeMillis();
     for (int i = 0; i < args.length; i += 2) {
       String value = i + 1 < args.length ? args[i + 1] : "";
@@ -133,13 +138,19 @@ public final class BalanceSoak {
         case "--min-tenure-ms" -> minTenure = Duration.ofMillis(Long.parseLong(value));
         case "--offices" -> offices = Integer.parseInt(value);
         case "--fair-within-s" -> fairWithin = Duration.ofSeconds(Long.parseLong(value));
+        case "--faults" -> {
+          kinds = EnumSet.noneOf(Fault.class);
+          for (String kind : value.split(",")) {
+            kinds.add(Fault.valueOf(kind.trim().toUpperCase(Locale.ROOT)));
+          }
+        }
         case "--seed" -> seed = Long.parseLong(value);
         default ->
             throw new IllegalArgumentException(
                 "unknown argument "
                     + args[i]
                     + "; accepted: --minutes M, --seconds S, --seed N, --ttl S, --delay-ms N,"
-                    + " --min-tenure-ms N, --offices N, --fair-within-s S");
+                    + " --min-tenure-ms N, --offices N, --fair-within-s S, --faults KIND,KIND");
       }
     }
     System.out.printf(
@@ -152,7 +163,8 @@ public final class BalanceSoak {
         delay.toMillis(),
         minTenure.toMillis(),
         seed);
-    System.exit(new BalanceSoak(duration, ttl, delay, minTenure, offices, fairWithin, seed).run());
+    System.exit(
+        new BalanceSoak(duration, ttl, delay, minTenure, offices, fairWithin, kinds, seed).run());
   }
 
   /** Runs the soak, prints the figures and returns the exit code. */
@@ -191,7 +203,7 @@ public final class BalanceSoak {
         while (System.nanoTime() < until) {
           pause(Duration.ofMillis(1000 + random.nextInt(2000)));
           if (round.isEmpty()) {
-            round.addAll(EnumSet.allOf(Fault.class));
+            round.addAll(kinds);
             Collections.shuffle(round, random);
           }
           int movesBefore = moves.get();
@@ -333,6 +345,11 @@ public final class BalanceSoak {
         while (!fair(members) && System.nanoTime() - more < limit) {
           Thread.sleep(10);
         }
+        System.out.printf(
+            fair(members) ? " (%s %.0f ms after it)" : " (still not %s %.0f ms after it: %s)",
+            fairShare(),
+            (System.nanoTime() - start) / 1e6,
+            shares(members));
         return -1;
       }
       Thread.sleep(10); // polling the members' state with a deadline
