@@ -17,6 +17,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
@@ -67,6 +69,28 @@ public final class ScaleBenchmark {
       }
     }
     System.exit(0);
+  }
+
+  /**
+   * This JVM's live threads counted by name with numbers and office names taken out ({@code
+   * conch-lease-3} and {@code conch-lease} are one family), the largest first.
+   */
+  private static String threadFamilies() {
+    Map<String, Integer> families = new TreeMap<>();
+    for (Thread thread : Thread.getAllStackTraces().keySet()) {
+      String family = thread.getName().replaceAll("scale-\\d+", "*").replaceAll("[-#]?\\d+", "");
+      families.merge(family, 1, Integer::sum);
+    }
+    StringBuilder out = new StringBuilder();
+    families.entrySet().stream()
+        .sorted(Map.Entry.<String, Integer>comparingByValue().reversed())
+        .forEach(
+            e ->
+                out.append(out.isEmpty() ? "" : ", ")
+                    .append(e.getKey())
+                    .append(' ')
+                    .append(e.getValue()));
+    return out.toString();
   }
 
   private static void offices(EtcdCluster cluster, int n) throws Exception {
@@ -123,6 +147,7 @@ public final class ScaleBenchmark {
           n, n / 2, n / 2);
       System.out.printf("  time to lead all %d: %8.0f ms%n", n, leadAll / 1e6);
       System.out.printf("  threads added: %d, heap after GC: %d MiB%n", threads, heap);
+      System.out.printf("  threads by family (all of this JVM's): %s%n", threadFamilies());
       System.out.printf(
           "  etcd requests per second while idle: %.1f (renew interval %s, both sessions)%n",
           perSecond, a.renewalBudget().interval());
