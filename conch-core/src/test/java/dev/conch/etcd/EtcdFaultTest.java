@@ -13,6 +13,8 @@ import dev.conch.test.EtcdCluster;
 import dev.conch.test.TcpProxy;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -73,6 +75,58 @@ class EtcdFaultTest {
       await().atMost(WAIT).until(() -> a.state() == State.FOLLOWING);
       assertThat(b.isLeader()).isTrue();
       await().atMost(WAIT).until(() -> Etcds.candidateKeys(cluster, "jobs") == 2);
+    }
+  }
+
+  /**
+   * A session whose renewal failed sends its campaign requests one at a time, and widens its line
+   * again as etcd answers quickly: a member back from a cut campaigning for thousands of offices at
+   * full width starved the other sessions' renewals (the scale soak, docs/chaos.md).
+   */
+  @Test
+  void aFailedRenewalNarrowsTheSessionsLineUntilEtcdAnswersQuicklyAgain() throws Exception {
+    cluster = EtcdCluster.start(1);
+    try (TcpProxy proxy = TcpProxy.start("127.0.0.1", cluster.member(0).clientPort())) {
+      EtcdSession session =
+          etcds.session(
+              etcds.client(proxy.endpoint()),
+              SessionOptions.defaults().withTtl(TTL).withTimeout(Duration.ofSeconds(1)));
+      List<Election> offices = new ArrayList<>();
+      for (int i = 0; i < 10; i++) {
+        Election office = session.election(ElectionOptions.forOffice("line-" + i));
+        office.start();
+        offices.add(office);
+      }
+      await().atMost(WAIT).until(() -> offices.stream().allMatch(Election::isLeader));
+      assertThat(session.requests().window()).isEqualTo(EtcdSession.CAMPAIGN_REQUESTS);
+
+      proxy.blackhole();
+      await()
+          .atMost(WAIT)
+          .pollInterval(Duration.ofMillis(10))
+          .until(() -> session.renewalFailures() > 0);
+      // At once, from the failed round: no term has ended yet and no request of the line is slow
+      // (a term ends TTL - stop timeout - margin after its last renewal, 1.5 s here, and its
+      // campaign's requests time out a second after that).
+      await()
+          .atMost(Duration.ofMillis(1000))
+          .pollInterval(Duration.ofMillis(10))
+          .until(() -> session.requests().window() == 1);
+      proxy.restore();
+
+      // Campaigns answered quickly: one more under way after each.
+      await()
+          .atMost(WAIT)
+          .until(
+              () -> {
+                offices.forEach(
+                    office -> {
+                      if (office.isLeader()) {
+                        office.resignAsync().thenRun(office::start);
+                      }
+                    });
+                return session.requests().window() > 2;
+              });
     }
   }
 
