@@ -141,7 +141,16 @@ public final class BalanceSoak {
         case "--faults" -> {
           kinds = EnumSet.noneOf(Fault.class);
           for (String kind : value.split(",")) {
-            kinds.add(Fault.valueOf(kind.trim().toUpperCase(Locale.ROOT)));
+            try {
+              kinds.add(Fault.valueOf(kind.trim().toUpperCase(Locale.ROOT)));
+            } catch (IllegalArgumentException e) {
+              throw new IllegalArgumentException(
+                  "unknown fault '"
+                      + kind
+                      + "' in --faults; accepted: "
+                      + EnumSet.allOf(Fault.class),
+                  e);
+            }
           }
         }
         case "--seed" -> seed = Long.parseLong(value);
