@@ -43,10 +43,10 @@ final class GroupMove {
   private static final Logger log = LoggerFactory.getLogger(dev.conch.OfficeGroup.class);
 
   /**
-   * How many offices of one batch are handed over at the same time, at most: from one, one more
-   * after each quick hand-over, half as many after a slow one.
+   * How many offices of one batch are handed over at the same time, at most: from half as many, one
+   * more after each quick hand-over, half as many after a slow one.
    */
-  static final int PARALLEL = 8;
+  static final int PARALLEL = 16;
 
   /**
    * After this many offices in a row that none of the targets still owed stands in the line of, the
@@ -180,7 +180,7 @@ final class GroupMove {
     private final List<Move> moves = new ArrayList<>();
     private final Set<String> refused = new LinkedHashSet<>();
     private int inFlight;
-    private int window = 1;
+    private int window = PARALLEL / 2;
     private int refusedInARow;
     private boolean yielded;
     private @Nullable Outcome failed;
