@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -42,6 +43,7 @@ class EtcdManyOfficesTest {
   @Test
   void aThousandOfficesOfOneSessionAllLeadWithoutALossOnAHandfulOfThreads() throws Exception {
     int threadsBefore = ManagementFactory.getThreadMXBean().getThreadCount();
+    Set<Thread> before = Thread.getAllStackTraces().keySet();
     double watchersBefore = etcd.cluster().member(0).metric(WATCHERS);
     Client client = etcds.client(etcd.cluster());
     EtcdSession session = etcds.session(client, SessionOptions.defaults());
@@ -68,6 +70,16 @@ class EtcdManyOfficesTest {
     // the number of offices (a thread per office was 1000 more).
     int added = ManagementFactory.getThreadMXBean().getThreadCount() - threadsBefore;
     assertThat(added).isLessThan(OFFICES / 10);
+    // jetcd starts the calls on the two threads all of conch's clients share, not on a cached
+    // pool of the client's own that grows with the burst of a thousand campaigns.
+    List<String> started =
+        Thread.getAllStackTraces().keySet().stream()
+            .filter(thread -> !before.contains(thread))
+            .map(Thread::getName)
+            .toList();
+    assertThat(started).noneMatch(name -> name.startsWith("jetcd-"));
+    assertThat(started.stream().filter(name -> name.startsWith("conch-etcd-calls-")))
+        .hasSizeLessThanOrEqualTo(2);
     // One watch for the session, not one per office (etcd's own count).
     assertThat(etcd.cluster().member(0).metric(WATCHERS) - watchersBefore).isEqualTo(1);
   }
