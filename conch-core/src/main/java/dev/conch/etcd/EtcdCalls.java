@@ -22,6 +22,7 @@ final class EtcdCalls {
   /** Waits for {@code call}; an interrupt is passed on to the caller. */
   static <T> T await(CompletableFuture<T> call, Duration timeout, String what)
       throws InterruptedException {
+    assert CallThreads.notHere(what);
     try {
       return call.get(Math.max(1, timeout.toNanos()), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {

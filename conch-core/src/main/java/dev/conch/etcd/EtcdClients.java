@@ -13,45 +13,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /** Builds jetcd clients the way conch needs them: checked endpoints, bounded connects. */
 public final class EtcdClients {
 
-  /**
-   * Where jetcd starts the unary calls of conch's clients ({@link ClientBuilder#executorService}):
-   * it runs nothing else there, and starting a call never waits (a call's answer and its
-   * credentials come on gRPC's threads). Two daemon threads that every client of the process
-   * shares, ended after ten idle seconds, instead of a cached pool per client, which started a
-   * thread whenever a burst found all of its own busy: 37 of them at 10,000 offices. A client does
-   * not shut it down when it closes (jetcd leaves a given executor alone).
-   */
-  private static final ExecutorService CALL_STARTS = callStarts();
-
   private EtcdClients() {}
-
-  private static ExecutorService callStarts() {
-    AtomicInteger number = new AtomicInteger();
-    ThreadPoolExecutor pool =
-        new ThreadPoolExecutor(
-            2,
-            2,
-            10,
-            TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(),
-            work -> {
-              Thread thread = new Thread(work, "conch-etcd-calls-" + number.incrementAndGet());
-              thread.setDaemon(true);
-              return thread;
-            });
-    pool.allowCoreThreadTimeOut(true);
-    return pool;
-  }
 
   /**
    * Parses a comma-separated endpoint list.
@@ -99,18 +66,18 @@ public final class EtcdClients {
    *       connection and being sent when it returns;
    *   <li>no retries inside jetcd (it would retry a call conch already gave up on);
    *   <li>no keep-alive pings without calls (they draw GOAWAY from etcd, jetcd#1075);
-   *   <li>its calls started on two threads every such client shares, not on a pool of its own that
-   *       grows with bursts of calls.
+   *   <li>its calls started, and their answers delivered, on the few threads that every such client
+   *       shares ({@link CallThreads}), not on pools that grow with bursts of calls.
    * </ul>
    */
   public static ClientBuilder builder(List<URI> endpoints, Duration callTimeout) {
     return Client.builder()
         .endpoints(endpoints)
-        .executorService(CALL_STARTS)
+        .executorService(CallThreads.executor())
         .connectTimeout(callTimeout)
         .waitForReady(false)
         .retryMaxAttempts(0)
-        .interceptor(new CallDeadlines(callTimeout))
+        .interceptor(new CallDeadlines(callTimeout), CallThreads.INSTANCE)
         .keepaliveWithoutCalls(false);
   }
 
@@ -140,6 +107,9 @@ public final class EtcdClients {
       restored.add("interceptors without conch's call deadline: an RPC could outlive its timeout");
       List<ClientInterceptor> all = new ArrayList<>(interceptors);
       all.add(new CallDeadlines(callTimeout));
+      if (interceptors.stream().noneMatch(CallThreads.class::isInstance)) {
+        all.add(CallThreads.INSTANCE);
+      }
       builder.interceptors(all);
     }
     if (Boolean.TRUE.equals(builder.keepaliveWithoutCalls())) {

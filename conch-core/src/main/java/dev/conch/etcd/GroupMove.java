@@ -136,6 +136,7 @@ final class GroupMove {
 
   /** Waits at most {@code timeout} for the move to end. */
   boolean await(Duration timeout) throws InterruptedException {
+    assert CallThreads.notHere("a move of the group's offices");
     thread.join(Math.max(1, timeout.toMillis()));
     return !thread.isAlive();
   }

@@ -100,6 +100,7 @@ final class OpenAttempts<T> {
    *     final} failure came: naming the last error
    */
   void await(Duration wait, Consumer<Answer<T>> onAnswer) throws InterruptedException {
+    assert CallThreads.notHere(what);
     long until = ticker.nanoTime() + Math.max(1, wait.toNanos());
     boolean answeredNow = false;
     @Nullable Throwable lastError = null;
