@@ -25,6 +25,8 @@ class EtcdClientsTest {
     assertThat(builder.waitForReady()).isFalse();
     assertThat(builder.retryMaxAttempts()).isZero();
     assertThat(builder.interceptors()).hasAtLeastOneElementOfType(CallDeadlines.class);
+    assertThat(builder.interceptors()).contains(CallThreads.INSTANCE);
+    assertThat(builder.executorService()).isSameAs(CallThreads.executor());
   }
 
   @Test
@@ -48,6 +50,7 @@ class EtcdClientsTest {
     assertThat(builder.waitForReady()).isFalse();
     assertThat(builder.retryMaxAttempts()).isZero();
     assertThat(builder.interceptors()).hasAtLeastOneElementOfType(CallDeadlines.class);
+    assertThat(builder.interceptors()).contains(CallThreads.INSTANCE); // answers on conch's threads
     assertThat(builder.keepaliveWithoutCalls()).isFalse();
     assertThat(builder.authority()).isEqualTo("etcd.example"); // the rest stays
     assertThat(EtcdClients.restoreConchSettings(builder, TIMEOUT)).isEmpty();
