@@ -33,8 +33,8 @@ import java.util.regex.Pattern;
  * request with one canned leader, then picocli's model and help. {@code run} adds the jetcd client,
  * gRPC and Netty of run mode, whose read goes to a loopback port that accepts and never answers and
  * times out quickly, and a runner that starts and stops a command. Measured, the archive from these
- * reads starts {@code --who} as fast as one trained on a real etcd; and the read archive, 3 MB
- * against the run archive's 18 MB, starts a {@code --who} about 40 ms sooner, the time the JVM
+ * reads starts {@code --who} as fast as one trained on a real etcd; and the read archive, 5 MB
+ * against the run archive's 18 MB, starts a {@code --who} about 30 ms sooner, the time the JVM
  * takes to map and relocate the difference (docs/cli.md).
  */
 public final class CdsTraining {

@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * call's answer, which could need this very thread. Hence the lent threads. conch's own work here
  * only completes futures, queues events and hands work to the elections' loops; its waits for etcd
  * ({@link EtcdCalls}, {@link OpenAttempts}) refuse to run here when assertions are on (the tests),
- * and a task that held a thread for a second or more is logged, at most once a minute.
+ * and a task that held a thread for a second or more is logged, at most once a minute. A client
+ * does not shut the pool down when it closes (jetcd leaves an executor it was given alone).
  */
 final class CallThreads implements ClientInterceptor {
 
