@@ -60,11 +60,6 @@ final class CallThreads implements ClientInterceptor {
     return POOL;
   }
 
-  /** Whether the current thread is one of these (where nothing may wait for an etcd answer). */
-  static boolean current() {
-    return Thread.currentThread() instanceof CallThread;
-  }
-
   /**
    * For an {@code assert} where conch waits for etcd: true anywhere but on one of these threads.
    *
@@ -72,7 +67,7 @@ final class CallThreads implements ClientInterceptor {
    *     future's callback, it would only fail that future)
    */
   static boolean notHere(String what) {
-    if (current()) {
+    if (Thread.currentThread() instanceof CallThread) {
       AssertionError error =
           new AssertionError(
               "waiting for "
@@ -103,7 +98,7 @@ final class CallThreads implements ClientInterceptor {
     private final Set<CallThread> threads = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean watching = new AtomicBoolean();
     private final AtomicInteger number = new AtomicInteger();
-    private final Executor watch =
+    private final Executor delayed =
         CompletableFuture.delayedExecutor(
             LEND_AFTER.toNanos(), TimeUnit.NANOSECONDS, Runnable::run);
     private volatile long lastWarning = System.nanoTime() - WARN_EVERY;
@@ -152,7 +147,7 @@ final class CallThreads implements ClientInterceptor {
 
     private void watch() {
       if (watching.compareAndSet(false, true)) {
-        watch.execute(this::lend);
+        delayed.execute(this::lend);
       }
     }
 
