@@ -21,8 +21,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>An office takes a slot on the first lease with room when its election is made, and keeps it
  * until the election is closed; a slot of a closed election is taken back when every lease is full,
- * before another lease is begun. The first lease ({@code conch-lease}) also carries the session's
- * group member keys; the others' threads are {@code conch-lease-<n>}. Every lease has the same
+ * before another lease is begun. The first lease also carries the session's group member keys.
+ * Their rounds share a few threads with every other lease of the process. Every lease has the same
  * renewal budget: the one the most demanding election of the session needs; and the rounds of all
  * share one budget of reads for the keys that only wake someone ({@link #belt()}).
  */
@@ -51,7 +51,7 @@ final class Leases {
     this.options = options;
     this.onTick = onTick;
     this.onRetired = onRetired;
-    keepers.add(newKeeper("conch-lease"));
+    keepers.add(newKeeper());
   }
 
   /** The first lease's keeper: the group member keys', and the one a session reports on. */
@@ -113,7 +113,7 @@ final class Leases {
       stop = stopTimeout;
       margin = safetyMargin;
       if (chosen == null) {
-        chosen = newKeeper("conch-lease-" + keepers.size());
+        chosen = newKeeper();
         chosen.require(stop, margin);
         keepers.add(chosen);
       }
@@ -177,7 +177,7 @@ final class Leases {
     return Math.max(1, LeaseKeeper.BELT_TRANSACTIONS / keepers.size());
   }
 
-  private LeaseKeeper newKeeper(String name) {
-    return new LeaseKeeper(name, client, options, this::belt, onTick, onRetired);
+  private LeaseKeeper newKeeper() {
+    return new LeaseKeeper(client, options, this::belt, onTick, onRetired);
   }
 }

@@ -8,6 +8,7 @@ import dev.conch.ElectionEvent;
 import dev.conch.ElectionOptions;
 import dev.conch.test.EtcdCluster;
 import dev.conch.test.Etcdctl;
+import dev.conch.test.TcpProxy;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.LeaseOption;
 import java.nio.charset.StandardCharsets;
@@ -104,6 +105,82 @@ class EtcdLeasesTest {
     assertSpread(client, session, 1000, 2500);
     assertThat(lost).isEmpty();
     assertThat(session.renewalFailures()).isZero();
+  }
+
+  @Test
+  void everyLeaseOfTheProcessIsRenewedOnTheSameFewThreads() throws Exception {
+    EtcdCluster cluster = cluster();
+    EtcdSession session =
+        etcds.session(
+            etcds.client(cluster),
+            SessionOptions.defaults().withTtl(Duration.ofSeconds(2)).withMaxKeysPerLease(1));
+    Queue<String> lost = new ConcurrentLinkedQueue<>();
+    List<Election> elections = start(session, "flat", 20, lost);
+    await().atMost(WAIT).until(() -> elections.stream().allMatch(Election::isLeader));
+    List<Long> leases = session.leaseIds();
+    assertThat(Set.copyOf(leases)).hasSize(20).doesNotContain(0L);
+
+    // Three TTLs: a lease not renewed in time would have ended its office's term by then.
+    int[] most = {0};
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(6);
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () -> {
+              most[0] = Math.max(most[0], threadsNamed("conch-lease-"));
+              return System.nanoTime() - until > 0;
+            });
+    assertThat(lost).isEmpty();
+    assertThat(elections).allMatch(Election::isLeader);
+    assertThat(session.leaseIds()).isEqualTo(leases);
+    // Two shared threads and any lent beside a round that a pause held up: not one per lease (20).
+    assertThat(most[0]).isBetween(1, 5);
+  }
+
+  @Test
+  void leasesWhoseEtcdIsAwayDoNotHoldUpTheRenewalsOfAnother() throws Exception {
+    EtcdCluster cluster = cluster();
+    SessionOptions options = SessionOptions.defaults().withTtl(Duration.ofSeconds(2));
+    try (TcpProxy proxy = TcpProxy.start("127.0.0.1", cluster.member(0).clientPort())) {
+      // More sessions behind the proxy than the rounds have threads of their own.
+      List<Election> away = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        EtcdSession session = etcds.session(etcds.client(proxy.endpoint()), options);
+        Election election = session.election(ElectionOptions.forOffice("away-" + i));
+        election.start();
+        away.add(election);
+      }
+      EtcdSession near = etcds.session(etcds.client(cluster), options);
+      Queue<String> lost = new ConcurrentLinkedQueue<>();
+      List<Election> held = start(near, "near", 1, lost);
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  away.stream().allMatch(Election::isLeader)
+                      && held.stream().allMatch(Election::isLeader));
+
+      // Their rounds now wait for answers that never come, one after another, for good.
+      proxy.blackhole();
+      await().atMost(WAIT).until(() -> away.stream().noneMatch(Election::isLeader));
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(6);
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(
+              () -> {
+                assertThat(lost).isEmpty();
+                return System.nanoTime() - until > 0;
+              });
+      assertThat(held).allMatch(Election::isLeader);
+    }
+  }
+
+  private static int threadsNamed(String prefix) {
+    return (int)
+        Thread.getAllStackTraces().keySet().stream()
+            .filter(thread -> thread.getName().startsWith(prefix))
+            .count();
   }
 
   private static List<Election> start(
