@@ -57,12 +57,20 @@ final class SharedThreads {
 
   /** One more event thread while a slow listener call holds one: the queue behind it moves on. */
   static synchronized void lendEventThread() {
-    EVENTS.setCorePoolSize(EVENTS.getCorePoolSize() + 1);
+    int size = EVENTS.getCorePoolSize() + 1;
+    EVENTS.setMaximumPoolSize(size);
+    EVENTS.setCorePoolSize(size);
   }
 
-  /** The slow listener call returned: its thread is given back (it ends once idle). */
+  /**
+   * The slow listener call returned: a thread leaves when it next looks for work (the maximum, kept
+   * equal to the core size, is what makes it: the idle timeout alone never ends one while events
+   * keep every thread busy in turn).
+   */
   static synchronized void returnEventThread() {
-    EVENTS.setCorePoolSize(Math.max(EVENT_THREADS, EVENTS.getCorePoolSize() - 1));
+    int size = Math.max(EVENT_THREADS, EVENTS.getCorePoolSize() - 1);
+    EVENTS.setCorePoolSize(size);
+    EVENTS.setMaximumPoolSize(size);
   }
 
   /** Runs {@code work} with the current thread named {@code name}, then restores the name. */
@@ -95,11 +103,7 @@ final class SharedThreads {
   }
 
   private static ThreadPoolExecutor events() {
-    ThreadPoolExecutor executor = pool("conch-events", EVENT_THREADS, new LinkedBlockingQueue<>());
-    // Never more threads than the core size with an unbounded queue; the maximum only has to allow
-    // the core size lendEventThread raises.
-    executor.setMaximumPoolSize(Integer.MAX_VALUE);
-    return executor;
+    return pool("conch-events", EVENT_THREADS, new LinkedBlockingQueue<>());
   }
 
   private static ScheduledExecutorService timer() {

@@ -25,6 +25,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -47,7 +48,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The rounds of every lease of the process run on a few shared threads ({@link #ROUNDS}, {@code
  * conch-lease-<n>}), one round of a lease at a time; between rounds a lease holds no thread, only a
- * timer on the JDK's delay scheduler. A round that waits longer than usual for etcd (a member away,
+ * timer ({@link LendingPool#TIMER}). A round that waits longer than usual for etcd (a member away,
  * a raft election) has another thread lent beside it within 100 ms, so one slow lease never holds
  * up another's renewal for longer than that. Before, each lease had a thread of its own that slept
  * between rounds: 20 threads for the 20 leases of 10,000 offices in two sessions.
@@ -136,9 +137,11 @@ final class LeaseKeeper implements AutoCloseable {
   private RenewalBudget budget;
   private String lastError = "no attempt yet";
   private @Nullable String clientClosed;
-  // Whether a step is queued or running; which timer may start the next (an older one is stale).
+  // Whether a step is queued or running; which timer may start the next (an older one is stale),
+  // and that timer.
   private boolean stepping;
   private long timer;
+  private @Nullable ScheduledFuture<?> next;
 
   /**
    * A keeper that asks nothing of etcd until {@link #lease} is called.
@@ -222,9 +225,14 @@ final class LeaseKeeper implements AutoCloseable {
       wake();
     }
     String where = where();
-    CompletableFuture.delayedExecutor(options.timeout().toNanos(), TimeUnit.NANOSECONDS)
+    // Not the JDK's default executor: on two cores that starts a thread for each task.
+    CompletableFuture.delayedExecutor(
+            options.timeout().toNanos(), TimeUnit.NANOSECONDS, CallThreads.executor())
         .execute(
             () -> {
+              if (granted.isDone()) {
+                return;
+              }
               synchronized (monitor) {
                 waiting.remove(granted);
               }
@@ -286,6 +294,7 @@ final class LeaseKeeper implements AutoCloseable {
     synchronized (monitor) {
       closed = true;
       timer++; // a timer set already starts nothing
+      cancelNext();
       last = lease;
       told = List.copyOf(waiting);
       waiting.clear();
@@ -325,8 +334,16 @@ final class LeaseKeeper implements AutoCloseable {
       }
       stepping = true;
       timer++; // the timer set for later is stale now
+      cancelNext();
     }
     ROUNDS.execute(this::step);
+  }
+
+  private void cancelNext() {
+    if (next != null) {
+      next.cancel(false);
+      next = null;
+    }
   }
 
   /** A timer set at the end of a step went off: the step it was set for, unless another began. */
@@ -359,8 +376,7 @@ final class LeaseKeeper implements AutoCloseable {
           monitor.notifyAll(); // stop() may wait for this step
         } else if (wanted) {
           long which = ++timer;
-          CompletableFuture.delayedExecutor(wait, TimeUnit.NANOSECONDS, Runnable::run)
-              .execute(() -> fire(which));
+          next = LendingPool.TIMER.schedule(() -> fire(which), wait, TimeUnit.NANOSECONDS);
         } // else: lease() wakes it
         return;
       }

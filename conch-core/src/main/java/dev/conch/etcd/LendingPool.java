@@ -2,10 +2,10 @@ package dev.conch.etcd;
 
 import java.time.Duration;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -20,14 +20,22 @@ import org.jspecify.annotations.Nullable;
  * while the bursts recur. Threads are {@code <name>-<n>}, each ended after ten idle seconds; one
  * lent leaves as soon as the task it stood in for has ended.
  *
- * <p>The watch runs on the JDK's delay scheduler (the thread {@link CompletableFuture#orTimeout}
- * uses), every {@link #LEND_AFTER} while a task runs, and only then: a scan of the threads, never
- * anything that waits.
+ * <p>The watch runs on {@link #TIMER}, every {@link #LEND_AFTER} while a task runs, and only then:
+ * a scan of the threads, never anything that waits.
  */
 final class LendingPool extends ThreadPoolExecutor {
 
   /** How long a task runs before another thread is lent beside it. */
   static final Duration LEND_AFTER = Duration.ofMillis(100);
+
+  /**
+   * The etcd side's one timer thread ({@code conch-etcd-timer}, ended after ten idle seconds): the
+   * pools' watches and the leases' next rounds. It only hands work on, never runs any. Not the
+   * JDK's delay scheduler, which completes futures (and so runs whatever code waits on them) on its
+   * one thread: at 10,000 offices it spent seconds starting a thread for each campaign's lease
+   * timeout, and the rounds waiting behind it missed their leases' deadlines.
+   */
+  static final ScheduledExecutorService TIMER = timer();
 
   /** Told of a task that held {@code thread} for {@code millis}, a second or more. */
   interface SlowTasks {
@@ -42,8 +50,6 @@ final class LendingPool extends ThreadPoolExecutor {
   private final Set<Worker> workers = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean watching = new AtomicBoolean();
   private final AtomicInteger number = new AtomicInteger();
-  private final Executor delayed =
-      CompletableFuture.delayedExecutor(LEND_AFTER.toNanos(), TimeUnit.NANOSECONDS, Runnable::run);
   private volatile long lastWarning = System.nanoTime() - WARN_EVERY;
 
   /**
@@ -91,7 +97,7 @@ final class LendingPool extends ThreadPoolExecutor {
 
   private void watch() {
     if (watching.compareAndSet(false, true)) {
-      delayed.execute(this::lend);
+      TIMER.schedule(this::lend, LEND_AFTER.toNanos(), TimeUnit.NANOSECONDS);
     }
   }
 
@@ -123,6 +129,21 @@ final class LendingPool extends ThreadPoolExecutor {
     if (busy) {
       watch();
     }
+  }
+
+  private static ScheduledExecutorService timer() {
+    ScheduledThreadPoolExecutor timer =
+        new ScheduledThreadPoolExecutor(
+            1,
+            work -> {
+              Thread thread = new Thread(work, "conch-etcd-timer");
+              thread.setDaemon(true);
+              return thread;
+            });
+    timer.setRemoveOnCancelPolicy(true);
+    timer.setKeepAliveTime(10, TimeUnit.SECONDS);
+    timer.allowCoreThreadTimeOut(true);
+    return timer;
   }
 
   private static final class Worker extends Thread {

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -71,6 +72,59 @@ class SlowListenerTest {
                 assertThat(Thread.getAllStackTraces().keySet())
                     .filteredOn(t -> t.getName().startsWith("conch-events"))
                     .hasSizeLessThanOrEqualTo(2));
+  }
+
+  @Test
+  void aThreadLentForASlowListenerCallLeavesWhileEventsKeepComing() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    Election slow = offices.election(ElectionOptions.builder("slow").build());
+    slow.addListener(event -> hold(release));
+    List<Election> busy = new ArrayList<>();
+    for (String office : List.of("busy-1", "busy-2", "busy-3")) {
+      Election election = offices.election(ElectionOptions.builder(office).build());
+      election.addListener(event -> {});
+      busy.add(election);
+    }
+    AtomicBoolean stop = new AtomicBoolean();
+    Thread churn =
+        new Thread(
+            () -> {
+              // Events of three offices all the while, each office's delivered on its own: they
+              // keep every event thread busy in turn.
+              try {
+                while (!stop.get()) {
+                  for (Election election : busy) {
+                    election.resign();
+                    election.start();
+                  }
+                  TimeUnit.MILLISECONDS.sleep(5); // a pace, not a wait for a state
+                }
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            },
+            "test-churn");
+    try {
+      slow.start();
+      churn.start();
+      await().atMost(WAIT).until(() -> eventThreads() > 2); // lent beside the slow call
+      release.countDown();
+      // Once the slow call has returned, the lent thread leaves; the idle timeout alone would
+      // never end it while the events keep every thread busy in turn.
+      await().atMost(WAIT).until(() -> eventThreads() <= 2);
+    } finally {
+      release.countDown();
+      stop.set(true);
+      churn.join(WAIT.toMillis());
+      slow.close();
+      busy.forEach(Election::close);
+    }
+  }
+
+  private static long eventThreads() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.getName().startsWith("conch-events"))
+        .count();
   }
 
   private static void hold(CountDownLatch latch) {
