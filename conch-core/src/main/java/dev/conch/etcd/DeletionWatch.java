@@ -329,7 +329,9 @@ final class DeletionWatch implements AutoCloseable {
       }
       if (!retrying && !closed) {
         retrying = true;
-        CompletableFuture.delayedExecutor(RETRY.toMillis(), TimeUnit.MILLISECONDS)
+        // On conch-etcd: the JDK's default executor starts a thread per task on two cores.
+        CompletableFuture.delayedExecutor(
+                RETRY.toMillis(), TimeUnit.MILLISECONDS, CallThreads.executor())
             .execute(this::retry);
       }
     }
