@@ -70,7 +70,7 @@ final class LendingPool extends ThreadPoolExecutor {
     allowCoreThreadTimeOut(true);
   }
 
-  /** Whether the calling thread is one of this pool's. */
+  /** Whether {@code thread} is one of this pool's. */
   boolean owns(Thread thread) {
     return thread instanceof Worker worker && worker.pool == this;
   }
