@@ -21,6 +21,7 @@ import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -115,8 +116,17 @@ class EtcdLeasesTest {
             etcds.client(cluster),
             SessionOptions.defaults().withTtl(Duration.ofSeconds(2)).withMaxKeysPerLease(1));
     Queue<String> lost = new ConcurrentLinkedQueue<>();
-    List<Election> elections = start(session, "flat", 20, lost);
+    // 1.3 s of the TTL to renew in (a stop timeout of 200 ms), not 0.5 s: what is tested is the
+    // threads the rounds run on, not how a busy machine rides out the start of 20 leases.
+    List<Election> elections =
+        start(
+            session,
+            "flat",
+            20,
+            lost,
+            office -> ElectionOptions.builder(office).stopTimeout(Duration.ofMillis(200)).build());
     await().atMost(WAIT).until(() -> elections.stream().allMatch(Election::isLeader));
+    int lostBefore = lost.size();
     List<Long> leases = session.leaseIds();
     assertThat(Set.copyOf(leases)).hasSize(20).doesNotContain(0L);
 
@@ -131,7 +141,7 @@ class EtcdLeasesTest {
               most[0] = Math.max(most[0], threadsNamed("conch-lease-"));
               return System.nanoTime() - until > 0;
             });
-    assertThat(lost).isEmpty();
+    assertThat(lost).hasSize(lostBefore);
     assertThat(elections).allMatch(Election::isLeader);
     assertThat(session.leaseIds()).isEqualTo(leases);
     // Two shared threads and any lent beside a round that a pause held up: not one per lease (20).
@@ -152,16 +162,26 @@ class EtcdLeasesTest {
         away.add(election);
       }
       EtcdSession near = etcds.session(etcds.client(cluster), options);
-      Queue<String> lost = new ConcurrentLinkedQueue<>();
-      List<Election> held = start(near, "near", 1, lost);
+      // 1.3 s of the TTL to renew in (a stop timeout of 200 ms), not 0.5 s: a start-up burst on a
+      // busy machine is not what this test is about; a lease round queued behind the others' for
+      // good is.
+      Election held =
+          near.election(
+              ElectionOptions.builder("near").stopTimeout(Duration.ofMillis(200)).build());
+      Queue<ElectionEvent> lost = new ConcurrentLinkedQueue<>();
+      held.addListener(
+          event -> {
+            if (event instanceof ElectionEvent.Lost) {
+              lost.add(event);
+            }
+          });
+      held.start();
       await()
           .atMost(WAIT)
-          .until(
-              () ->
-                  away.stream().allMatch(Election::isLeader)
-                      && held.stream().allMatch(Election::isLeader));
+          .until(() -> away.stream().allMatch(Election::isLeader) && held.isLeader());
 
       // Their rounds now wait for answers that never come, one after another, for good.
+      int lostBefore = lost.size();
       proxy.blackhole();
       await().atMost(WAIT).until(() -> away.stream().noneMatch(Election::isLeader));
       long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(6);
@@ -169,10 +189,10 @@ class EtcdLeasesTest {
           .atMost(Duration.ofSeconds(20))
           .until(
               () -> {
-                assertThat(lost).isEmpty();
+                assertThat(lost).hasSize(lostBefore);
                 return System.nanoTime() - until > 0;
               });
-      assertThat(held).allMatch(Election::isLeader);
+      assertThat(held.isLeader()).isTrue();
     }
   }
 
@@ -185,10 +205,19 @@ class EtcdLeasesTest {
 
   private static List<Election> start(
       EtcdSession session, String prefix, int offices, Queue<String> lost) {
+    return start(session, prefix, offices, lost, ElectionOptions::forOffice);
+  }
+
+  private static List<Election> start(
+      EtcdSession session,
+      String prefix,
+      int offices,
+      Queue<String> lost,
+      Function<String, ElectionOptions> options) {
     List<Election> elections = new ArrayList<>();
     for (int i = 0; i < offices; i++) {
       String office = prefix + "-" + i;
-      Election election = session.election(ElectionOptions.forOffice(office));
+      Election election = session.election(options.apply(office));
       election.addListener(
           event -> {
             if (event instanceof ElectionEvent.Lost) {
