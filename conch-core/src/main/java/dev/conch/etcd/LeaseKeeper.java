@@ -293,8 +293,7 @@ final class LeaseKeeper implements AutoCloseable {
     List<CompletableFuture<Lease>> told;
     synchronized (monitor) {
       closed = true;
-      timer++; // a timer set already starts nothing
-      cancelNext();
+      dropTimer();
       last = lease;
       told = List.copyOf(waiting);
       waiting.clear();
@@ -333,13 +332,14 @@ final class LeaseKeeper implements AutoCloseable {
         return;
       }
       stepping = true;
-      timer++; // the timer set for later is stale now
-      cancelNext();
+      dropTimer();
     }
     ROUNDS.execute(this::step);
   }
 
-  private void cancelNext() {
+  /** The timer set for the next step starts nothing, even one already going off (under monitor). */
+  private void dropTimer() {
+    timer++;
     if (next != null) {
       next.cancel(false);
       next = null;
