@@ -65,13 +65,7 @@ class SlowListenerTest {
       }
     }
     // The threads lent for the slow calls go once idle (ten seconds): none is left behind.
-    await()
-        .atMost(WAIT)
-        .untilAsserted(
-            () ->
-                assertThat(Thread.getAllStackTraces().keySet())
-                    .filteredOn(t -> t.getName().startsWith("conch-events"))
-                    .hasSizeLessThanOrEqualTo(2));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(eventThreads()).isLessThanOrEqualTo(2));
   }
 
   @Test
